@@ -1,0 +1,40 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.label.Labelers;
+import io.nodelabeller.source.Sources;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+
+/** {@code check-config}: validates the config; exit 0, or 2 with every problem listed. */
+@Command(name = "check-config", mixinStandardHelpOptions = true,
+        description = "Validate the config file: exit 0, or 2 listing every problem.")
+final class CheckConfigCommand implements Callable<Integer> {
+
+    @Mixin
+    CommonOptions common;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        try {
+            Config config = common.loadConfig();
+            Sources.select(common.sources != null ? common.sources : config.core().featureSources());
+            io.nodelabeller.config.Selection.resolve(config.core().labelSources(), Labelers.names(), "label source");
+        } catch (ConfigException e) {
+            return ConfigErrors.report(spec, e);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
+                    + e.getMessage());
+            return Main.USAGE;
+        }
+        spec.commandLine().getOut().println((common.config == null ? "defaults" : common.config.toString()) + ": ok");
+        return Main.OK;
+    }
+}

@@ -1,0 +1,24 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.Options;
+import io.nodelabeller.feature.Snapshot;
+import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.Labelers;
+import io.nodelabeller.label.Labelling;
+import io.nodelabeller.source.Discovery;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Sources;
+
+/** One discovery and labelling, without any publishing: what print and explain show. */
+record Discover(Snapshot snapshot, LabelSet labels) {
+
+    static Discover once(Config config, Options options) {
+        HostFs host = new HostFs(options.hostRoot());
+        Discovery discovery = new Discovery(host, Sources.create(config, options,
+                options.sources() != null ? options.sources() : config.core().featureSources()));
+        Labelling labelling = Labelers.labelling(config, options);
+        Snapshot snapshot = discovery.discover();
+        return new Discover(snapshot, labelling.label(snapshot.features()));
+    }
+}

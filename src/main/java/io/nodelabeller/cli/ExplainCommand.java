@@ -1,0 +1,58 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.feature.SourceStatus;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code explain}: like print, each label followed by the source and facts that produced it. */
+@Command(name = "explain", mixinStandardHelpOptions = true,
+        description = "Discover once and print each label with the facts that produced it.")
+final class ExplainCommand implements Callable<Integer> {
+
+    @Mixin
+    CommonOptions common;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Discover result;
+        try {
+            result = Discover.once(common.loadConfig(), common.options());
+        } catch (ConfigException e) {
+            return ConfigErrors.report(spec, e);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("node-labeller: " + e.getMessage());
+            return Main.USAGE;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        for (Label l : result.labels().labels().values()) {
+            out.println(l.key() + "=" + l.value());
+            out.println("    source: " + l.source());
+            if (l.evidence() != null && !l.evidence().isEmpty()) {
+                out.println("    facts:  " + l.evidence());
+            }
+        }
+        for (LabelSet.Dropped d : result.labels().dropped()) {
+            out.println("# dropped " + d.label().key() + "=" + d.label().value() + " (" + d.label().source() + "): " + d.reason());
+        }
+        for (SourceStatus s : result.snapshot().statuses().values()) {
+            if (!s.ok()) {
+                out.println("# source " + s.source() + " failed: " + s.error());
+            }
+            for (String w : s.warnings()) {
+                out.println("# source " + s.source() + " warning: " + w);
+            }
+        }
+        out.flush();
+        return Main.OK;
+    }
+}

@@ -1,0 +1,49 @@
+package io.nodelabeller.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point: {@code node-labeller <command> [options]}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config. */
+@Command(name = "node-labeller",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Discovers what a node is made of and writes it onto the Kubernetes Node as labels.",
+        subcommands = {PrintCommand.class, ExplainCommand.class, CheckConfigCommand.class,
+                NotYetCommand.Run.class, NotYetCommand.Once.class, NotYetCommand.Prune.class,
+                CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    public static final int OK = 0;
+    public static final int FAILURE = 1;
+    public static final int USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns the exit code (tests call this). */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("node-labeller: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            return FAILURE;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"node-labeller " + (v == null ? "dev" : v)};
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.nodelabeller.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.nodelabeller.config.ConfigException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.SortedMap;
+import java.util.concurrent.Callable;
+
+/** {@code print}: one discovery, the labels on stdout, exit 0. Needs no cluster and never starts a Kubernetes client. */
+@Command(name = "print", mixinStandardHelpOptions = true,
+        description = "Discover once and print the labels (no cluster needed).")
+final class PrintCommand implements Callable<Integer> {
+
+    enum Format { text, json, yaml }
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--format", defaultValue = "text", paramLabel = "FORMAT",
+            description = "text (key=value lines sorted by key), json or yaml. Default: ${DEFAULT-VALUE}")
+    Format format;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        Discover result;
+        try {
+            result = Discover.once(common.loadConfig(), common.options());
+        } catch (ConfigException e) {
+            return ConfigErrors.report(spec, e);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("node-labeller: " + e.getMessage());
+            return Main.USAGE;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(render(result.labels().asMap(), format));
+        out.flush();
+        return Main.OK;
+    }
+
+    static String render(SortedMap<String, String> labels, Format format) throws Exception {
+        return switch (format) {
+            case text -> {
+                StringBuilder sb = new StringBuilder();
+                labels.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+                yield sb.toString();
+            }
+            case json -> new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(labels) + "\n";
+            case yaml -> new YAMLMapper().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                    .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                    .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                    .writeValueAsString(labels);
+        };
+    }
+}

@@ -1,0 +1,61 @@
+package io.nodelabeller.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads and validates a config file. Every problem is collected; any problem makes the whole file rejected. */
+public final class ConfigLoader {
+
+    private static final YAMLMapper YAML = new YAMLMapper();
+
+    private ConfigLoader() {
+    }
+
+    /** The config in {@code file}, or the defaults when {@code file} is null. */
+    public static Config load(Path file) throws ConfigException {
+        if (file == null) {
+            return Config.DEFAULT;
+        }
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(file + ": file not found");
+        } catch (IOException e) {
+            throw new ConfigException(file + ": cannot read: " + e.getMessage());
+        }
+        return parse(file.toString(), text);
+    }
+
+    /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. */
+    public static Config parse(String name, String text) throws ConfigException {
+        JsonNode tree = readTree(name, text);
+        List<String> problems = new ArrayList<>();
+        Config config = Config.read(Node.root(name, tree, problems));
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config;
+    }
+
+    /** Parses YAML into a tree; an empty document is an empty tree. Syntax errors name the line. */
+    public static JsonNode readTree(String name, String text) throws ConfigException {
+        try {
+            JsonNode tree = YAML.readTree(text);
+            return tree == null ? MissingNode.getInstance() : tree;
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr();
+            throw new ConfigException(name + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+        }
+    }
+}

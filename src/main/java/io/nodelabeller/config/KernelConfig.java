@@ -1,0 +1,15 @@
+package io.nodelabeller.config;
+
+import java.util.List;
+
+/** {@code sources.kernel:} as in NFD. {@code kconfigFile} is tried first when set (a path on the host). */
+public record KernelConfig(String kconfigFile, List<String> configOpts) {
+
+    public static final KernelConfig DEFAULT = new KernelConfig("", List.of("NO_HZ", "NO_HZ_IDLE", "NO_HZ_FULL", "PREEMPT"));
+
+    static KernelConfig read(Node n) {
+        n.object("kconfigFile", "configOpts");
+        return new KernelConfig(n.child("kconfigFile").string(DEFAULT.kconfigFile()),
+                n.child("configOpts").strings(DEFAULT.configOpts()));
+    }
+}

@@ -1,0 +1,25 @@
+package io.nodelabeller.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Settings that come from the command line rather than the config file (SPEC §3).
+ *
+ * @param hostRoot           the directory under which every host path is read ("/" by default)
+ * @param nvmlLibrary        the NVML library to load, or null for {@code libnvidia-ml.so.1} from the search path
+ * @param devicePluginConfig the NVIDIA device plugin's config file, or null
+ * @param noTimestamp        leave out {@code nvidia.com/gfd.timestamp}
+ * @param sources            overrides {@code core.featureSources} when not null
+ */
+public record Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp,
+                      List<String> sources) {
+
+    public static Options defaults() {
+        return new Options(Path.of("/"), null, null, false, null);
+    }
+
+    public Options withHostRoot(Path root) {
+        return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources);
+    }
+}

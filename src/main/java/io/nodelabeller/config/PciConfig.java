@@ -1,0 +1,17 @@
+package io.nodelabeller.config;
+
+import java.util.List;
+
+/** {@code sources.pci:} as in NFD. */
+public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLabelFields) {
+
+    public static final List<String> FIELDS = List.of("class", "vendor", "device", "subsystem_vendor", "subsystem_device");
+    public static final PciConfig DEFAULT = new PciConfig(List.of("03", "0b40", "12"), List.of("class", "vendor"));
+
+    static PciConfig read(Node n) {
+        n.object("deviceClassWhitelist", "deviceLabelFields");
+        return new PciConfig(
+                n.child("deviceClassWhitelist").strings(DEFAULT.deviceClassWhitelist()),
+                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+    }
+}

@@ -1,0 +1,107 @@
+package io.nodelabeller.label;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The validity rules every label passes (SPEC §4.1): Kubernetes' qualified-name and label-value syntax, and
+ * the namespace policy (kubernetes.io and k8s.io denied except the NFD namespaces; extra allowed and denied
+ * namespaces from config). The single place where a label is judged.
+ */
+public final class LabelRules {
+
+    public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
+
+    private static final Pattern NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+    private static final Pattern DNS1123_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final List<String> ALWAYS_DENIED = List.of("node-role.kubernetes.io", "node-restriction.kubernetes.io");
+    private static final List<String> DEFAULT_DENIED = List.of("kubernetes.io", "k8s.io");
+    private static final List<String> NFD_ALLOWED = List.of("feature.node.kubernetes.io", "profile.node.kubernetes.io");
+
+    private final List<String> extraAllowed;
+    private final List<String> extraDenied;
+
+    public LabelRules(List<String> extraAllowed, List<String> extraDenied) {
+        this.extraAllowed = List.copyOf(extraAllowed);
+        this.extraDenied = List.copyOf(extraDenied);
+    }
+
+    public static LabelRules defaults() {
+        return new LabelRules(List.of(), List.of());
+    }
+
+    /** Why {@code key=value} may not be sent, or null when it may. */
+    public String problem(String key, String value) {
+        String keyProblem = keyProblem(key);
+        if (keyProblem != null) {
+            return keyProblem;
+        }
+        if (value == null) {
+            return "value is missing";
+        }
+        if (value.length() > 63) {
+            return "value longer than 63 characters";
+        }
+        if (!value.isEmpty() && !NAME.matcher(value).matches()) {
+            return "value '" + value + "' has characters outside [-A-Za-z0-9_.] or does not start and end alphanumeric";
+        }
+        return null;
+    }
+
+    /** Why {@code key} is not a valid, allowed label key, or null. */
+    public String keyProblem(String key) {
+        if (key == null || key.isEmpty()) {
+            return "key is empty";
+        }
+        int slash = key.indexOf('/');
+        String name = slash < 0 ? key : key.substring(slash + 1);
+        if (name.isEmpty() || name.length() > 63) {
+            return "name part must be 1 to 63 characters";
+        }
+        if (!NAME.matcher(name).matches()) {
+            return "name '" + name + "' has characters outside [-A-Za-z0-9_.] or does not start and end alphanumeric";
+        }
+        if (slash < 0) {
+            return "key has no prefix (namespace)";
+        }
+        String ns = key.substring(0, slash);
+        if (ns.length() > 253 || !DNS1123_SUBDOMAIN.matcher(ns).matches()) {
+            return "prefix '" + ns + "' is not a DNS-1123 subdomain of at most 253 characters";
+        }
+        if (!allowed(ns)) {
+            return "namespace '" + ns + "' is not allowed";
+        }
+        return null;
+    }
+
+    /** Whether namespace {@code ns} may carry labels. */
+    public boolean allowed(String ns) {
+        String n = ns.toLowerCase(Locale.ROOT);
+        if (ALWAYS_DENIED.stream().anyMatch(d -> within(n, d))) {
+            return false;
+        }
+        if (extraAllowed.stream().anyMatch(a -> matches(n, a))) {
+            return true;
+        }
+        if (extraDenied.stream().anyMatch(d -> matches(n, d))) {
+            return false;
+        }
+        if (NFD_ALLOWED.stream().anyMatch(a -> within(n, a))) {
+            return true;
+        }
+        return DEFAULT_DENIED.stream().noneMatch(d -> within(n, d));
+    }
+
+    /** {@code ns} is {@code domain} or one of its subdomains. */
+    private static boolean within(String ns, String domain) {
+        return ns.equals(domain) || ns.endsWith("." + domain);
+    }
+
+    /** An exact namespace, or "*.suffix" for any namespace ending in ".suffix". */
+    private static boolean matches(String ns, String pattern) {
+        String p = pattern.toLowerCase(Locale.ROOT);
+        return p.startsWith("*") ? ns.endsWith(p.substring(1)) : ns.equals(p);
+    }
+}

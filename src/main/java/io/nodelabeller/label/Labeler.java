@@ -1,0 +1,17 @@
+package io.nodelabeller.label;
+
+import io.nodelabeller.feature.Features;
+
+import java.util.List;
+
+/**
+ * Turns features into labels. Small and composable (GFD's {@code lm.Labeler}): the final label set is the
+ * merge of every labeler's output, later labelers winning on equal keys.
+ */
+public interface Labeler {
+
+    /** The labeler's name, as used in {@code core.labelSources}. */
+    String name();
+
+    List<Label> labels(Features features);
+}

@@ -1,0 +1,108 @@
+package io.nodelabeller.source;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The host's file system as seen under the host root ({@code --host-root}, "/" by default). Every host path
+ * a source reads goes through here, so that tests can point the whole program at a fake tree and the
+ * DaemonSet at {@code /host}. Paths are given as on the host ("/proc/cpuinfo").
+ */
+public final class HostFs {
+
+    /** Largest file read in one piece; pseudo-files of sysfs and procfs are far smaller. */
+    public static final int MAX_FILE_BYTES = 8 * 1024 * 1024;
+
+    private final Path root;
+
+    public HostFs(Path root) {
+        this.root = root.toAbsolutePath().normalize();
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /** The real path of host path {@code hostPath} ("/sys/bus/pci" → "/host/sys/bus/pci"). */
+    public Path path(String hostPath) {
+        String relative = hostPath.startsWith("/") ? hostPath.substring(1) : hostPath;
+        return relative.isEmpty() ? root : root.resolve(relative);
+    }
+
+    public boolean exists(String hostPath) {
+        return Files.exists(path(hostPath));
+    }
+
+    public boolean isDirectory(String hostPath) {
+        return Files.isDirectory(path(hostPath));
+    }
+
+    /** The whole file as text; throws when it is missing, unreadable or larger than {@link #MAX_FILE_BYTES}. */
+    public String read(String hostPath) throws IOException {
+        return readBytes(path(hostPath));
+    }
+
+    /** The file's content with surrounding white space trimmed, or empty when it is missing or unreadable. */
+    public Optional<String> readTrimmed(String hostPath) {
+        try {
+            return Optional.of(read(hostPath).trim());
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The file's lines, or empty when it is missing or unreadable. */
+    public List<String> readLines(String hostPath) {
+        try {
+            return read(hostPath).lines().toList();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * The names of the entries of directory {@code hostPath}, sorted; throws when it cannot be listed.
+     * Symbolic links (as in {@code /sys/bus/pci/devices}) are listed like any entry.
+     */
+    public List<String> list(String hostPath) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(path(hostPath))) {
+            for (Path p : dir) {
+                names.add(p.getFileName().toString());
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
+    /** Like {@link #list} but empty when the directory is missing or unreadable. */
+    public List<String> listOrEmpty(String hostPath) {
+        try {
+            return list(hostPath);
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    private static String readBytes(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] data = in.readNBytes(MAX_FILE_BYTES + 1);
+            if (data.length > MAX_FILE_BYTES) {
+                throw new IOException(file + ": larger than " + MAX_FILE_BYTES + " bytes");
+            }
+            return new String(data, StandardCharsets.UTF_8);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return root.toString();
+    }
+}

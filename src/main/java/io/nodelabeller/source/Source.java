@@ -1,0 +1,24 @@
+package io.nodelabeller.source;
+
+import io.nodelabeller.feature.Features;
+
+/**
+ * Reads one part of the host and returns typed features keyed {@code <name>.<feature>}. A source never
+ * talks to Kubernetes and never produces labels (SPEC §2).
+ *
+ * <p>Throw when the source as a whole cannot be discovered (its labels are then kept from the last good
+ * cycle); call {@link Warnings#warn} for a problem that only costs one feature or one device.
+ */
+public interface Source {
+
+    /** The source's name: the first part of its feature keys and the name used in {@code --sources}. */
+    String name();
+
+    Features discover(HostFs host, Warnings warnings) throws Exception;
+
+    /** Where a source reports a problem that costs one feature, not the whole source. */
+    @FunctionalInterface
+    interface Warnings {
+        void warn(String message);
+    }
+}

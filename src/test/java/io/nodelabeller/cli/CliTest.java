@@ -1,0 +1,113 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CliTest {
+
+    /** Runs the CLI in-process, capturing stdout and stderr. */
+    public record Result(int code, String out, String err) {
+    }
+
+    public static Result run(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int code = Main.execute(args);
+            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void printTextIsSortedKeyValueLines() {
+        Result r = run("print", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(0, r.code(), r.err());
+        String[] lines = r.out().split("\n");
+        assertTrue(lines.length > 0);
+        for (int i = 1; i < lines.length; i++) {
+            assertTrue(lines[i - 1].compareTo(lines[i]) < 0, "sorted: " + lines[i - 1] + " / " + lines[i]);
+        }
+        assertTrue(r.out().contains("feature.node.kubernetes.io/kernel-version.major="), r.out());
+    }
+
+    @Test
+    void printJsonAndYaml() {
+        Result json = run("print", "--format", "json", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(0, json.code());
+        assertTrue(json.out().trim().startsWith("{") && json.out().contains("\"feature.node.kubernetes.io/kernel-version.major\" : \""),
+                json.out());
+        Result yaml = run("print", "--format", "yaml", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(0, yaml.code());
+        assertTrue(yaml.out().contains("feature.node.kubernetes.io/kernel-version.major: \""), yaml.out());
+    }
+
+    @Test
+    void explainShowsFacts() {
+        Result r = run("explain", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("facts:  kernel.version.major = '"), r.out());
+        assertTrue(r.out().contains("proc/sys/kernel/osrelease"), r.out());
+    }
+
+    @Test
+    void badConfigExitsTwoNamingFileAndKey() throws Exception {
+        Path cfg = tmp.resolve("bad.yaml");
+        Files.writeString(cfg, "core:\n  sleepInterval: soon\n  nope: 1\n");
+        for (String cmd : new String[] {"check-config", "print"}) {
+            Result r = run(cmd, "--config", cfg.toString());
+            assertEquals(2, r.code(), cmd);
+            assertTrue(r.err().contains(cfg + ": core.sleepInterval: expected a duration"), r.err());
+            assertTrue(r.err().contains(cfg + ": core.nope: unknown key"), r.err());
+            assertEquals("", r.out());
+        }
+    }
+
+    @Test
+    void checkConfigOk() throws Exception {
+        Path cfg = tmp.resolve("good.yaml");
+        Files.writeString(cfg, "core:\n  sleepInterval: 30s\n");
+        Result r = run("check-config", "--config", cfg.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(cfg + ": ok\n", r.out());
+    }
+
+    @Test
+    void missingConfigFileAndUnknownSourceAreUsageErrors() {
+        Result r = run("print", "--config", tmp.resolve("nope.yaml").toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("nope.yaml: file not found"), r.err());
+        Result s = run("print", "--sources", "nosuch");
+        assertEquals(2, s.code());
+        assertTrue(s.err().contains("unknown source 'nosuch'"), s.err());
+        assertEquals(2, run("print", "--format", "xml").code());
+        assertEquals(2, run("bogus-command").code());
+    }
+
+    @Test
+    void versionAndHelp() {
+        assertEquals(0, run("--version").code());
+        Result h = run("--help");
+        assertEquals(0, h.code());
+        assertTrue(h.out().contains("print"), h.out());
+    }
+}

@@ -1,0 +1,79 @@
+package io.nodelabeller.config;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigLoaderTest {
+
+    @Test
+    void emptyDocumentGivesDefaults() throws Exception {
+        assertEquals(Config.DEFAULT, ConfigLoader.parse("c.yaml", ""));
+        assertEquals(Config.DEFAULT, ConfigLoader.load(null));
+    }
+
+    @Test
+    void readsNfdKeys() throws Exception {
+        Config c = ConfigLoader.parse("c.yaml", """
+                core:
+                  sleepInterval: 1m30s
+                  labelWhiteList: "^cpu-"
+                sources:
+                  pci:
+                    deviceClassWhitelist: ["0200", "03"]
+                    deviceLabelFields: [class, vendor, device]
+                  kernel:
+                    configOpts: [PREEMPT]
+                """);
+        assertEquals(Duration.ofSeconds(90), c.core().sleepInterval());
+        assertEquals("^cpu-", c.core().labelWhiteList().pattern());
+        assertEquals(List.of("0200", "03"), c.sources().pci().deviceClassWhitelist());
+        assertEquals(List.of("class", "vendor", "device"), c.sources().pci().deviceLabelFields());
+        assertEquals(List.of("PREEMPT"), c.sources().kernel().configOpts());
+        assertNull(Config.DEFAULT.core().labelWhiteList());
+    }
+
+    @Test
+    void everyProblemIsListedWithFileAndKeyPath() {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("bad.yaml", """
+                core:
+                  sleepInterval: 60
+                  labelWhiteList: "(["
+                  bogus: 1
+                sources:
+                  pci:
+                    deviceClassWhitelist: "03"
+                unknownTop: {}
+                """));
+        List<String> p = e.problems();
+        assertEquals(5, p.size(), p.toString());
+        assertTrue(p.contains("bad.yaml: core.bogus: unknown key (expected one of: sleepInterval, featureSources, "
+                + "labelSources, labelWhiteList, extraLabelNs, denyLabelNs)"), p.toString());
+        assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.sleepInterval: expected a duration")), p.toString());
+        assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.labelWhiteList: expected a regular expression")), p.toString());
+        assertTrue(p.contains("bad.yaml: sources.pci.deviceClassWhitelist: expected a list of strings, got a string"), p.toString());
+        assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: unknownTop: unknown key")), p.toString());
+    }
+
+    @Test
+    void syntaxErrorNamesLine() {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("x.yaml", "core:\n  a: [\n"));
+        assertTrue(e.getMessage().startsWith("x.yaml: not valid YAML at line"), e.getMessage());
+    }
+
+    @Test
+    void durations() {
+        assertEquals(Duration.ofMillis(1500), Node.parseDuration("1.5s"));
+        assertEquals(Duration.ofMinutes(61), Node.parseDuration("1h1m"));
+        assertEquals(Duration.ZERO, Node.parseDuration("0"));
+        assertNull(Node.parseDuration("60"));
+        assertNull(Node.parseDuration("1x"));
+        assertNull(Node.parseDuration("s"));
+    }
+}

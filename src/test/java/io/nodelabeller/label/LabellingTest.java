@@ -1,0 +1,68 @@
+package io.nodelabeller.label;
+
+import io.nodelabeller.feature.Features;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class LabellingTest {
+
+    private static Labeler fixed(String name, Label... labels) {
+        return new Labeler() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public List<Label> labels(Features f) {
+                return List.of(labels);
+            }
+        };
+    }
+
+    @Test
+    void prefixesUnprefixedKeysAndDropsInvalidOnes() {
+        Labelling l = new Labelling(List.of(fixed("a",
+                Label.of("my-feature", "true", "a", ""),
+                Label.of("example.com/ok", "1", "a", ""),
+                Label.of("example.com/bad", "has space", "a", ""),
+                Label.of("kubernetes.io/hostname", "x", "a", ""))), LabelRules.defaults(), null);
+        LabelSet set = l.label(Features.empty());
+        assertEquals(List.of("example.com/ok", "feature.node.kubernetes.io/my-feature"), List.copyOf(set.asMap().keySet()));
+        assertEquals(2, set.dropped().size());
+    }
+
+    @Test
+    void laterLabelerWinsAndFailingLabelerCostsOnlyItsOwnLabels() {
+        Labeler broken = new Labeler() {
+            @Override
+            public String name() {
+                return "broken";
+            }
+
+            @Override
+            public List<Label> labels(Features f) {
+                throw new IllegalStateException("boom");
+            }
+        };
+        Labelling l = new Labelling(List.of(
+                fixed("first", Label.of("example.com/x", "1", "first", "")),
+                broken,
+                fixed("second", Label.of("example.com/x", "2", "second", ""))), LabelRules.defaults(), null);
+        assertEquals("2", l.label(Features.empty()).asMap().get("example.com/x"));
+    }
+
+    @Test
+    void whitelistMatchesNameAfterSlash() {
+        Labelling l = new Labelling(List.of(fixed("a",
+                Label.of("example.com/cpu-x", "1", "a", ""),
+                Label.of("example.com/pci-y", "1", "a", ""))), LabelRules.defaults(), Pattern.compile("^cpu-"));
+        LabelSet set = l.label(Features.empty());
+        assertEquals(List.of("example.com/cpu-x"), List.copyOf(set.asMap().keySet()));
+        assertEquals("name does not match core.labelWhiteList", set.dropped().get(0).reason());
+    }
+}
