@@ -4,17 +4,20 @@ package io.nodelabeller.config;
  * The whole configuration file: NFD worker's schema ({@code core}, {@code sources}) plus node-labeller's
  * own sections. Immutable; {@link #DEFAULT} is what runs without a file.
  */
-public record Config(CoreConfig core, SourcesConfig sources) {
+public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publish, DaemonConfig daemon) {
 
-    public static final Config DEFAULT = new Config(CoreConfig.DEFAULT, SourcesConfig.DEFAULT);
+    public static final Config DEFAULT = new Config(CoreConfig.DEFAULT, SourcesConfig.DEFAULT, PublishConfig.DEFAULT,
+            DaemonConfig.DEFAULT);
 
     /** Top-level keys, in the order they are documented. */
-    static final String[] KEYS = {"core", "sources"};
+    static final String[] KEYS = {"core", "sources", "publish", "daemon"};
 
     static Config read(Node root) {
         root.object(KEYS);
         return new Config(
                 root.child("core").isMissing() ? CoreConfig.DEFAULT : CoreConfig.read(root.child("core")),
-                root.child("sources").isMissing() ? SourcesConfig.DEFAULT : SourcesConfig.read(root.child("sources")));
+                root.child("sources").isMissing() ? SourcesConfig.DEFAULT : SourcesConfig.read(root.child("sources")),
+                root.child("publish").isMissing() ? PublishConfig.DEFAULT : PublishConfig.read(root.child("publish")),
+                root.child("daemon").isMissing() ? DaemonConfig.DEFAULT : DaemonConfig.read(root.child("daemon")));
     }
 }

@@ -1,0 +1,19 @@
+package io.nodelabeller.config;
+
+import java.util.List;
+
+/** {@code sources.cpu.cpuid:} as in NFD: a non-empty whitelist takes precedence over the blacklist. */
+public record CpuConfig(List<String> attributeBlacklist, List<String> attributeWhitelist) {
+
+    public static final CpuConfig DEFAULT = new CpuConfig(List.of("AVX10", "BMI1", "BMI2", "CLMUL", "CMOV", "CX16",
+            "ERMS", "F16C", "HTT", "LZCNT", "MMX", "MMXEXT", "NX", "POPCNT", "RDRAND", "RDSEED", "RDTSCP", "SGX",
+            "SGXLC", "SSE", "SSE2", "SSE3", "SSE4", "SSE42", "SSSE3", "TDX_GUEST"), List.of());
+
+    static CpuConfig read(Node n) {
+        n.object("cpuid");
+        Node cpuid = n.child("cpuid");
+        cpuid.object("attributeBlacklist", "attributeWhitelist");
+        return new CpuConfig(cpuid.child("attributeBlacklist").strings(DEFAULT.attributeBlacklist()),
+                cpuid.child("attributeWhitelist").strings(DEFAULT.attributeWhitelist()));
+    }
+}

@@ -1,0 +1,32 @@
+package io.nodelabeller.config;
+
+/**
+ * {@code publish:} — where and how labels are written (SPEC §6).
+ *
+ * @param node        patch the agent's own Node (default true)
+ * @param staleAfter  cycles a failed source's labels are kept before they may be removed (default 3)
+ * @param nodeFeature also write an NFD NodeFeature object (off by default)
+ * @param featuresFile also write a features.d file at this host path ("" = off)
+ */
+public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput nodeFeature, String featuresFile) {
+
+    /** {@code publish.nodeFeature:} the NFD NodeFeature CR output. */
+    public record NodeFeatureOutput(boolean enabled, String namespace, String name) {
+        public static final NodeFeatureOutput DEFAULT = new NodeFeatureOutput(false, "node-labeller", "");
+    }
+
+    public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "");
+
+    static PublishConfig read(Node n) {
+        n.object("node", "staleAfter", "nodeFeature", "featuresFile");
+        Node nf = n.child("nodeFeature");
+        nf.object("enabled", "namespace", "name");
+        NodeFeatureOutput d = NodeFeatureOutput.DEFAULT;
+        return new PublishConfig(
+                n.child("node").bool(DEFAULT.node()),
+                n.child("staleAfter").integer(DEFAULT.staleAfter(), 0, 1_000_000),
+                new NodeFeatureOutput(nf.child("enabled").bool(d.enabled()), nf.child("namespace").string(d.namespace()),
+                        nf.child("name").string(d.name())),
+                n.child("featuresFile").string(DEFAULT.featuresFile()));
+    }
+}

@@ -1,0 +1,17 @@
+package io.nodelabeller.config;
+
+import java.util.List;
+
+/** {@code sources.usb:} as in NFD. */
+public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLabelFields) {
+
+    public static final List<String> FIELDS = List.of("class", "vendor", "device", "serial");
+    public static final UsbConfig DEFAULT = new UsbConfig(List.of("0e", "ef", "fe", "ff"), List.of("class", "vendor", "device"));
+
+    static UsbConfig read(Node n) {
+        n.object("deviceClassWhitelist", "deviceLabelFields");
+        return new UsbConfig(
+                n.child("deviceClassWhitelist").strings(DEFAULT.deviceClassWhitelist()),
+                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+    }
+}
