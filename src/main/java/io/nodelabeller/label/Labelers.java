@@ -3,6 +3,11 @@ package io.nodelabeller.label;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.label.nfd.KernelLabeler;
+import io.nodelabeller.label.nfd.MemoryLabeler;
+import io.nodelabeller.label.nfd.NetworkLabeler;
+import io.nodelabeller.label.nfd.PciLabeler;
+import io.nodelabeller.label.nfd.StorageLabeler;
+import io.nodelabeller.label.nfd.UsbLabeler;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +25,11 @@ public final class Labelers {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelLabeler());
+        CATALOG.put("pci", (c, o) -> new PciLabeler(c.sources().pci()));
+        CATALOG.put("usb", (c, o) -> new UsbLabeler(c.sources().usb()));
+        CATALOG.put("memory", (c, o) -> new MemoryLabeler());
+        CATALOG.put("storage", (c, o) -> new StorageLabeler());
+        CATALOG.put("network", (c, o) -> new NetworkLabeler());
     }
 
     private Labelers() {

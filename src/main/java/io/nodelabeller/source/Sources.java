@@ -3,6 +3,11 @@ package io.nodelabeller.source;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.source.kernel.KernelSource;
+import io.nodelabeller.source.memory.MemorySource;
+import io.nodelabeller.source.network.NetworkSource;
+import io.nodelabeller.source.pci.PciSource;
+import io.nodelabeller.source.storage.StorageSource;
+import io.nodelabeller.source.usb.UsbSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +25,11 @@ public final class Sources {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
+        CATALOG.put("pci", (c, o) -> new PciSource());
+        CATALOG.put("usb", (c, o) -> new UsbSource());
+        CATALOG.put("memory", (c, o) -> new MemorySource());
+        CATALOG.put("storage", (c, o) -> new StorageSource());
+        CATALOG.put("network", (c, o) -> new NetworkSource());
     }
 
     private Sources() {

@@ -1,0 +1,38 @@
+package io.nodelabeller.label.nfd;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.Instance;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.Labeler;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * NFD's storage label: {@code storage-nonrotationaldisk=true} when any block device reports
+ * {@code rotational} 0. As in NFD that includes loop and zram devices.
+ */
+public final class StorageLabeler implements Labeler {
+
+    @Override
+    public String name() {
+        return "storage";
+    }
+
+    @Override
+    public List<Label> labels(Features f) {
+        List<Instance> blocks = f.instances("storage.block");
+        List<String> where = new ArrayList<>();
+        for (int i = 0; i < blocks.size(); i++) {
+            if ("0".equals(blocks.get(i).get("rotational"))) {
+                String origin = f.origin("storage.block[" + i + "]");
+                where.add(origin == null ? blocks.get(i).get("name") : origin + "/queue/rotational");
+            }
+        }
+        if (where.isEmpty()) {
+            return List.of();
+        }
+        return List.of(Label.of(Nfd.PREFIX + "storage-nonrotationaldisk", "true", name(),
+                "storage.block rotational = '0' from " + String.join(", ", where)));
+    }
+}

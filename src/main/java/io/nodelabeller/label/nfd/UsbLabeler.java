@@ -1,0 +1,34 @@
+package io.nodelabeller.label.nfd;
+
+import io.nodelabeller.config.UsbConfig;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.Labeler;
+
+import java.util.List;
+
+/**
+ * NFD's usb labels: {@code usb-<fields>.present=true} per whitelisted device class (default classes
+ * 0e, ef, fe, ff; fields class, vendor, device). Config {@code sources.usb.*}. A field a device lacks (a
+ * serial, say) is empty in the label, as in NFD; a label made invalid by its values (a serial with spaces)
+ * is dropped by the labelling stage.
+ */
+public final class UsbLabeler implements Labeler {
+
+    private final DeviceLabels devices;
+
+    public UsbLabeler(UsbConfig config) {
+        this.devices = new DeviceLabels("usb", "usb.device", config.deviceClassWhitelist(), config.deviceLabelFields(),
+                UsbConfig.FIELDS, UsbConfig.DEFAULT.deviceLabelFields());
+    }
+
+    @Override
+    public String name() {
+        return "usb";
+    }
+
+    @Override
+    public List<Label> labels(Features f) {
+        return devices.labels(f, name(), null, null);
+    }
+}

@@ -1,0 +1,91 @@
+package io.nodelabeller.source.pci;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Source;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * PCI devices as NFD's pci source sees them: one {@code pci.device} instance per directory of
+ * {@code /sys/bus/pci/devices} with attributes {@code class} (4 hex digits, prog-if dropped), {@code vendor},
+ * {@code device}, {@code subsystem_vendor}, {@code subsystem_device} and, when present, {@code sriov_totalvfs},
+ * {@code iommu_group/type}, {@code iommu/intel-iommu/version}.
+ *
+ * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning; an unlistable
+ * devices directory fails the source. The origin of instance {@code i} is recorded under
+ * {@code pci.device[i]} (its device directory).
+ */
+public final class PciSource implements Source {
+
+    static final String DEVICES = "/sys/bus/pci/devices";
+    /** The files every device must have; also the canonical order of label fields. */
+    public static final List<String> MANDATORY = List.of("class", "vendor", "device", "subsystem_vendor", "subsystem_device");
+    static final List<String> OPTIONAL = List.of("sriov_totalvfs", "iommu_group/type", "iommu/intel-iommu/version");
+    /** The kernel prints ids as 0x%04x and the class as 0x%06x; anything longer or not hex is not an id. */
+    private static final Pattern HEX = Pattern.compile("[0-9a-f]{1,8}");
+
+    @Override
+    public String name() {
+        return "pci";
+    }
+
+    @Override
+    public Features discover(HostFs host, Warnings warnings) throws IOException {
+        Features.Builder b = Features.builder(name()).instances("device");
+        b.origin("device", host.path(DEVICES).toString());
+        int index = 0;
+        for (String entry : host.list(DEVICES)) {
+            String dir = DEVICES + "/" + entry;
+            Optional<Map<String, String>> attrs = readDevice(host, dir, warnings);
+            if (attrs.isPresent()) {
+                b.instance("device", attrs.get());
+                b.origin("device[" + index++ + "]", host.path(dir).toString());
+            }
+        }
+        return b.build();
+    }
+
+    private static Optional<Map<String, String>> readDevice(HostFs host, String dir, Warnings warnings) {
+        Map<String, String> attrs = new LinkedHashMap<>();
+        for (String name : MANDATORY) {
+            String raw;
+            try {
+                raw = host.read(dir + "/" + name);
+            } catch (IOException | RuntimeException e) {
+                warnings.warn("PCI device " + dir + " skipped: cannot read " + name + " (" + e.getClass().getSimpleName() + ")");
+                return Optional.empty();
+            }
+            String value = stripHexPrefix(raw.trim().toLowerCase(Locale.ROOT));
+            if (!HEX.matcher(value).matches()) {
+                warnings.warn("PCI device " + dir + " skipped: " + name + " is not a hexadecimal id: '" + printable(raw) + "'");
+                return Optional.empty();
+            }
+            // The class file carries base class, subclass and programming interface; NFD keeps the first two.
+            attrs.put(name, name.equals("class") && value.length() > 4 ? value.substring(0, 4) : value);
+        }
+        for (String name : OPTIONAL) {
+            host.readTrimmed(dir + "/" + name).ifPresent(v -> attrs.put(name, stripHexPrefix(v)));
+        }
+        return Optional.of(attrs);
+    }
+
+    private static String stripHexPrefix(String s) {
+        return s.startsWith("0x") ? s.substring(2) : s;
+    }
+
+    /** The start of {@code raw} with control characters shown as '?', for a warning line. */
+    static String printable(String raw) {
+        String s = raw.trim();
+        if (s.length() > 40) {
+            s = s.substring(0, 40) + "...";
+        }
+        return s.replaceAll("[\\p{Cntrl}\\uFFFD]", "?");
+    }
+}

@@ -1,0 +1,45 @@
+package io.nodelabeller.source.storage;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Source;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Block devices as NFD's storage source sees them: one {@code storage.block} instance per entry of
+ * {@code /sys/block} with {@code name} and, where readable, {@code dax}, {@code rotational}, {@code nr_zones},
+ * {@code zoned} from its {@code queue/} directory. An unlistable {@code /sys/block} fails the source.
+ * The origin of instance {@code i} is recorded under {@code storage.block[i]}.
+ */
+public final class StorageSource implements Source {
+
+    static final String BLOCK = "/sys/block";
+    private static final List<String> QUEUE_ATTRS = List.of("dax", "rotational", "nr_zones", "zoned");
+
+    @Override
+    public String name() {
+        return "storage";
+    }
+
+    @Override
+    public Features discover(HostFs host, Warnings warnings) throws IOException {
+        Features.Builder b = Features.builder(name()).instances("block");
+        b.origin("block", host.path(BLOCK).toString());
+        int index = 0;
+        for (String name : host.list(BLOCK)) {
+            String dir = BLOCK + "/" + name;
+            Map<String, String> attrs = new LinkedHashMap<>();
+            attrs.put("name", name);
+            for (String attr : QUEUE_ATTRS) {
+                host.readTrimmed(dir + "/queue/" + attr).ifPresent(v -> attrs.put(attr, v));
+            }
+            b.instance("block", attrs);
+            b.origin("block[" + index++ + "]", host.path(dir).toString());
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,82 @@
+package io.nodelabeller.source.usb;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Source;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * USB devices as NFD's usb source sees them: every entry of {@code /sys/bus/usb/devices} that has an
+ * {@code idProduct} file is a device (interfaces and ports have none). Attributes {@code class}
+ * (bDeviceClass), {@code vendor} (idVendor), {@code device} (idProduct), {@code serial}; empty or missing
+ * values are left out. A device of class {@code 00} declares its class per interface: it yields one
+ * {@code usb.device} instance per distinct {@code <interface>/bInterfaceClass}, with that class.
+ *
+ * <p>No USB bus (a VM, a container without /sys/bus/usb) is no devices, not a failure, as in NFD.
+ * The origin of instance {@code i} is recorded under {@code usb.device[i]}.
+ */
+public final class UsbSource implements Source {
+
+    static final String DEVICES = "/sys/bus/usb/devices";
+    private static final Map<String, String> FILES = orderedFiles();
+
+    private static Map<String, String> orderedFiles() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("class", "bDeviceClass");
+        m.put("vendor", "idVendor");
+        m.put("device", "idProduct");
+        m.put("serial", "serial");
+        return m;
+    }
+
+    @Override
+    public String name() {
+        return "usb";
+    }
+
+    @Override
+    public Features discover(HostFs host, Warnings warnings) {
+        Features.Builder b = Features.builder(name()).instances("device");
+        b.origin("device", host.path(DEVICES).toString());
+        int index = 0;
+        for (String entry : host.listOrEmpty(DEVICES)) {
+            String dir = DEVICES + "/" + entry;
+            if (!host.exists(dir + "/idProduct")) {
+                continue;
+            }
+            for (Map<String, String> attrs : readDevice(host, dir)) {
+                b.instance("device", attrs);
+                b.origin("device[" + index++ + "]", host.path(dir).toString());
+            }
+        }
+        return b.build();
+    }
+
+    private static List<Map<String, String>> readDevice(HostFs host, String dir) {
+        Map<String, String> attrs = new LinkedHashMap<>();
+        FILES.forEach((attr, file) -> host.readTrimmed(dir + "/" + file)
+                .filter(v -> !v.isEmpty())
+                .ifPresent(v -> attrs.put(attr, v)));
+        if (!"00".equals(attrs.get("class"))) {
+            return List.of(attrs);
+        }
+        // Class 00: "defined at interface level". One instance per interface class, as the device may mix them.
+        Set<String> classes = new LinkedHashSet<>();
+        for (String sub : host.listOrEmpty(dir)) {
+            host.readTrimmed(dir + "/" + sub + "/bInterfaceClass").filter(v -> !v.isEmpty()).ifPresent(classes::add);
+        }
+        List<Map<String, String>> out = new ArrayList<>();
+        for (String c : classes) {
+            Map<String, String> copy = new LinkedHashMap<>(attrs);
+            copy.put("class", c);
+            out.add(copy);
+        }
+        return out;
+    }
+}
