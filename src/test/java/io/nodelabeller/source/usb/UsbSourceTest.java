@@ -1,0 +1,59 @@
+package io.nodelabeller.source.usb;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.Instance;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UsbSourceTest {
+
+    private static List<Map<String, String>> devices(HostFs host) {
+        Features f = new UsbSource().discover(host, m -> { });
+        return f.instances("usb.device").stream().map(Instance::attributes).toList();
+    }
+
+    @Test
+    void gpuServerDevicesWithInterfaceClassWhenDeviceClassIs00() {
+        assertEquals(List.of(
+                        Map.of("class", "03", "vendor", "046b", "device", "ff10"),
+                        Map.of("class", "ef", "vendor", "046b", "device", "ffb0", "serial", "1234567890"),
+                        Map.of("class", "09", "vendor", "1d6b", "device", "0002", "serial", "0000:c3:00.3"),
+                        Map.of("class", "09", "vendor", "1d6b", "device", "0003", "serial", "0000:c3:00.3")),
+                devices(Hosts.fs("gpu-server")));
+    }
+
+    @Test
+    void originsNameTheDeviceDirectory() {
+        HostFs host = Hosts.fs("gpu-server");
+        Features f = new UsbSource().discover(host, m -> { });
+        assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.origin("usb.device[1]"));
+    }
+
+    @Test
+    void hostileTree() {
+        List<Map<String, String>> d = devices(Hosts.fs("hostile"));
+        assertEquals(Map.of("class", "ff", "vendor", "0403", "device", "6001", "serial", "A B C 12 34"), d.get(0));
+        // 1-2: class 00 without interfaces gives nothing; 1-4: only an empty idProduct gives an empty instance.
+        assertEquals("x".repeat(70), d.get(1).get("vendor"));
+        assertEquals(Map.of(), d.get(2));
+        assertEquals(List.of("fe", "ff"), d.subList(3, 5).stream().map(m -> m.get("class")).toList());
+        assertEquals("be ef", d.get(5).get("device"));
+        assertEquals(6, d.size());
+    }
+
+    @Test
+    void noUsbBusIsNoDevicesNotAFailure(@TempDir Path tmp) {
+        Features f = new UsbSource().discover(new HostFs(tmp), m -> { });
+        assertTrue(f.allInstances().containsKey("usb.device"));
+        assertTrue(f.instances("usb.device").isEmpty());
+    }
+}
