@@ -92,11 +92,11 @@ final class DeviceLabels {
         for (String k : alsoShow) {
             facts.append(' ').append(k).append("='").append(first.get(k)).append('\'');
         }
-        facts.append(" (class whitelist ").append(whitelist).append(") from");
-        for (int i : idx) {
+        facts.append(" (class whitelist ").append(whitelist).append(") from ");
+        facts.append(Where.join(idx.stream().map(i -> {
             String where = f.origin(featureKey + "[" + i + "]");
-            facts.append(' ').append(where == null ? featureKey + "[" + i + "]" : where);
-        }
+            return where == null ? featureKey + "[" + i + "]" : where;
+        }).toList(), ""));
         return Label.of(Nfd.PREFIX + source + "-" + name, "true", labeler, facts.toString());
     }
 }

@@ -26,13 +26,13 @@ public final class StorageLabeler implements Labeler {
         for (int i = 0; i < blocks.size(); i++) {
             if ("0".equals(blocks.get(i).get("rotational"))) {
                 String origin = f.origin("storage.block[" + i + "]");
-                where.add(origin == null ? blocks.get(i).get("name") : origin + "/queue/rotational");
+                where.add(origin == null ? blocks.get(i).get("name") : origin);
             }
         }
         if (where.isEmpty()) {
             return List.of();
         }
         return List.of(Label.of(Nfd.PREFIX + "storage-nonrotationaldisk", "true", name(),
-                "storage.block rotational = '0' from " + String.join(", ", where)));
+                "storage.block rotational = '0' from " + Where.join(where, "/queue/rotational")));
     }
 }
