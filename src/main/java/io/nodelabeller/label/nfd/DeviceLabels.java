@@ -50,10 +50,6 @@ final class DeviceLabels {
         return valid.isEmpty() ? defaults : valid;
     }
 
-    List<String> fields() {
-        return fields;
-    }
-
     /**
      * The {@code .present} labels, plus {@code <fields><extraSuffix>} for the matching devices that have attribute
      * {@code extraAttr} (none when {@code extraAttr} is null).
@@ -94,7 +90,7 @@ final class DeviceLabels {
         }
         facts.append(" (class whitelist ").append(whitelist).append(") from ");
         facts.append(Where.join(idx.stream().map(i -> {
-            String where = f.origin(featureKey + "[" + i + "]");
+            String where = Nfd.instanceOrigin(f, featureKey, i);
             return where == null ? featureKey + "[" + i + "]" : where;
         }).toList(), ""));
         return Label.of(Nfd.PREFIX + source + "-" + name, "true", labeler, facts.toString());

@@ -34,7 +34,7 @@ public final class NetworkLabeler implements Labeler {
         for (int i = 0; i < devices.size(); i++) {
             String v = devices.get(i).get(attr);
             if (positive(v)) {
-                String origin = f.origin("network.device[" + i + "]");
+                String origin = Nfd.instanceOrigin(f, "network.device", i);
                 facts.add(devices.get(i).get("name") + " " + attr + " = '" + v + "'"
                         + (origin == null ? "" : " from " + origin + "/device/" + attr));
             }

@@ -25,7 +25,7 @@ public final class StorageLabeler implements Labeler {
         List<String> where = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             if ("0".equals(blocks.get(i).get("rotational"))) {
-                String origin = f.origin("storage.block[" + i + "]");
+                String origin = Nfd.instanceOrigin(f, "storage.block", i);
                 where.add(origin == null ? blocks.get(i).get("name") : origin);
             }
         }
