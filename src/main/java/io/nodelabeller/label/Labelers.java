@@ -2,7 +2,9 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.label.nfd.CpuLabeler;
 import io.nodelabeller.label.nfd.KernelLabeler;
+import io.nodelabeller.label.nfd.SystemLabeler;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,7 +21,9 @@ public final class Labelers {
     private static final Map<String, BiFunction<Config, Options, Labeler>> CATALOG = new LinkedHashMap<>();
 
     static {
-        CATALOG.put("kernel", (c, o) -> new KernelLabeler());
+        CATALOG.put("kernel", (c, o) -> new KernelLabeler(c.sources().kernel()));
+        CATALOG.put("cpu", (c, o) -> new CpuLabeler(c.sources().cpu()));
+        CATALOG.put("system", (c, o) -> new SystemLabeler());
     }
 
     private Labelers() {

@@ -2,7 +2,9 @@ package io.nodelabeller.source;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.source.cpu.CpuSource;
 import io.nodelabeller.source.kernel.KernelSource;
+import io.nodelabeller.source.os.OsSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +22,8 @@ public final class Sources {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
+        CATALOG.put("cpu", (c, o) -> new CpuSource());
+        CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
     }
 
     private Sources() {
