@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * NFD's {@code cpu} source, read from the host's files only: {@code cpu.cpuid} (flags, NFD's names, see
  * {@link CpuidFlags}) and {@code cpu.model} from {@code /proc/cpuinfo}; {@code cpu.topology},
- * {@code cpu.pstate}, {@code cpu.cstate} and {@code cpu.security} from sysfs. Never runs CPUID on the
+ * {@code cpu.pstate}, {@code cpu.cstate}, {@code cpu.rdt} and {@code cpu.security} from sysfs and the same flags. Never runs CPUID on the
  * machine it happens to run on: a host tree without these files yields no CPU features.
  */
 public final class CpuSource implements Source {
@@ -55,6 +55,7 @@ public final class CpuSource implements Source {
         put(b, "topology", CpuSysfs.topology(host), host.path(CpuSysfs.CPU_DIR) + "/cpu*/topology");
         put(b, "pstate", CpuSysfs.pstate(host, warnings), host.path(CpuSysfs.CPU_DIR) + "/intel_pstate, cpufreq");
         put(b, "cstate", CpuSysfs.cstate(host, warnings), host.path("/sys/module/intel_idle/parameters/max_cstate").toString());
+        put(b, "rdt", CpuSysfs.rdt(host, kernelFlags), host.path(CPUINFO) + " flags, " + host.path("/sys/fs/resctrl/info/L3"));
         put(b, "security", CpuSysfs.security(host, kernelFlags), host.path("/sys") + " (module parameters, misc cgroup) and cpuinfo flags");
         return b.build();
     }

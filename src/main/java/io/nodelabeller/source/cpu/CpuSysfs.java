@@ -161,6 +161,39 @@ final class CpuSysfs {
         return out;
     }
 
+    /**
+     * Intel RDT / AMD PQoS, feature-only in NFD: monitoring (RDTMON, RDTCMT, RDTMBM) and allocation (RDTL3CA,
+     * RDTL2CA, RDTMBA) from the kernel's flags for the same CPUID bits, and RDTL3CA_NUM_CLOSID (num_closids - 1)
+     * when resctrl is mounted at /sys/fs/resctrl.
+     */
+    static Map<String, String> rdt(HostFs host, Set<String> kernelFlags) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (kernelFlags.contains("cqm")) {
+            out.put("RDTMON", "true");
+            if (kernelFlags.contains("cqm_occup_llc")) {
+                out.put("RDTCMT", "true");
+            }
+            if (kernelFlags.contains("cqm_mbm_total")) {
+                out.put("RDTMBM", "true");
+            }
+        }
+        if (kernelFlags.contains("rdt_a")) {
+            if (kernelFlags.contains("cat_l3")) {
+                out.put("RDTL3CA", "true");
+                host.readTrimmed("/sys/fs/resctrl/info/L3/num_closids")
+                        .filter(n -> n.matches("\\d{1,9}") && Integer.parseInt(n) > 0)
+                        .ifPresent(n -> out.put("RDTL3CA_NUM_CLOSID", Integer.toString(Integer.parseInt(n) - 1)));
+            }
+            if (kernelFlags.contains("cat_l2")) {
+                out.put("RDTL2CA", "true");
+            }
+            if (kernelFlags.contains("mba")) {
+                out.put("RDTMBA", "true");
+            }
+        }
+        return out;
+    }
+
     private static boolean kvmAmd(HostFs host, String parameter) {
         return host.readTrimmed("/sys/module/kvm_amd/parameters/" + parameter)
                 .filter(v -> v.startsWith("1") || v.startsWith("Y"))

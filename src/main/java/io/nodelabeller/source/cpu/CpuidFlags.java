@@ -15,10 +15,13 @@ import java.util.TreeSet;
  * flag set by an earlier row. A few flags are derived in {@link #translate} rather than mapped: OSXSAVE
  * (the kernel hides it; it sets CR4.OSXSAVE whenever it keeps {@code xsave}), HTT, AVXSLOW and FXSROPT.
  *
+ * <p>The kernel shows some of these bits only in some versions (6.10 hid e.g. {@code shstk}, {@code fzrm},
+ * {@code cmpccxadd}, {@code hybrid_cpu}); a row whose name a kernel does not print simply never matches there.
+ *
  * <p>Not mapped, because {@code /proc/cpuinfo} does not show the CPUID bit (or shows it only under a
  * synthetic name that means something else): AMXFP8, AMXTF32, AMXCOMPLEX, AMXTRANSPOSE, APX_F, AVX10,
  * AVX10_128/256/512 (and the AVX10_VERSION attribute), AVXNECONVERT, AVXVNNIINT8, AVXVNNIINT16, BHI_CTRL,
- * CETSS on kernels without {@code shstk}, EFER_LMSLE_UNS, FP128, FP256, HRESET, HWA, IA32_CORE_CAP,
+ * CETSS on 6.10+ kernels without user shadow stack support, EFER_LMSLE_UNS, FP128, FP256, HRESET, HWA, IA32_CORE_CAP,
  * IBPB_BRTYPE, IBRS_PREFERRED, IBRS_PROVIDES_SMP, IBS sub-features (IBSFFV, IBSFETCHSAM, IBSOPSAM,
  * IBSRDWROPCNT, IBSOPCNT, IBSBRNTRGT, IBSOPCNTEXT, IBSRIPINVALIDCHK, IBS_OPFUSE, IBS_FETCH_CTLX,
  * IBS_OPDATA4, IBS_ZEN4, IBS_PREVENTHOST), IDPRED_CTRL, INT_WBINVD, KEYLOCKERW, MCDT_NO, MOVU, MSRLIST,
@@ -88,7 +91,8 @@ final class CpuidFlags {
             map("adx",              "ADX"),
             map("sha_ni",           "SHA"),
             map("waitpkg",          "WAITPKG"),
-            map("shstk",            "CETSS"),
+            map("shstk",            "CETSS"),        // name shown before Linux 6.10
+            map("user_shstk",       "CETSS"),        // 6.10+ hide shstk; user shadow stacks need it
             map("gfni",             "GFNI"),
             map("vaes",             "VAES"),
             map("vpclmulqdq",       "VPCLMULQDQ"),

@@ -45,6 +45,8 @@ class CpuSourceTest {
         assertEquals(Map.of("hardware_multithreading", "true", "socket_count", "2"), f.attributes("cpu.topology"));
         assertEquals(Map.of("sev.enabled", "true", "sev.asids", "410", "sev.es.enabled", "true",
                 "sev.encrypted_state_ids", "99"), f.attributes("cpu.security"));
+        assertEquals(Map.of("RDTMON", "true", "RDTCMT", "true", "RDTMBM", "true", "RDTL3CA", "true", "RDTMBA", "true"),
+                f.attributes("cpu.rdt"));
         assertTrue(f.attributes("cpu.pstate").isEmpty(), "no intel_pstate on AMD");
         assertTrue(f.attributes("cpu.cstate").isEmpty(), "acpi_idle is not intel_idle");
         assertTrue(f.origin("cpu.cpuid").endsWith("proc/cpuinfo (flags of the first processor)"));
@@ -119,6 +121,14 @@ class CpuSourceTest {
         assertTrue(f.flags("cpu.cpuid").containsAll(List.of("SGX", "SGXLC", "TDX_GUEST")));
         assertEquals("Intel", f.attribute("cpu.model", "vendor_id"));
         assertEquals("143", f.attribute("cpu.model", "id"));
+    }
+
+    @Test
+    void rdtClosidsFromResctrl() throws Exception {
+        write("/proc/cpuinfo", "processor\t: 0\nflags\t\t: sep rdt_a cat_l3 cat_l2\n");
+        write("/sys/fs/resctrl/info/L3/num_closids", "16\n");
+        assertEquals(Map.of("RDTL3CA", "true", "RDTL3CA_NUM_CLOSID", "15", "RDTL2CA", "true"),
+                discover(new HostFs(root)).attributes("cpu.rdt"));
     }
 
     @Test
