@@ -82,6 +82,9 @@ final class CpuSysfs {
         if (!status.get().equals("active")) {
             return out;
         }
+        if (!host.isDirectory(CPU_DIR + "/cpufreq")) {
+            return out; // NFD gives up on the governor when it cannot list the policies
+        }
         String governor = "";
         for (String policy : host.listOrEmpty(CPU_DIR + "/cpufreq")) {
             String p = CPU_DIR + "/cpufreq/" + policy;

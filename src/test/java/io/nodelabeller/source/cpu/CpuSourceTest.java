@@ -92,6 +92,12 @@ class CpuSourceTest {
         write("/sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
         assertEquals(Map.of("status", "passive", "turbo", "false"), discover(new HostFs(root)).attributes("cpu.pstate"));
 
+        write("/sys/devices/system/cpu/intel_pstate/status", "active\n");
+        write("/sys/devices/system/cpu/cpufreq/policy1/affected_cpus", "\n");
+        write("/sys/devices/system/cpu/cpufreq/policy0/affected_cpus", "\n");
+        assertEquals(Map.of("status", "active", "turbo", "false", "scaling_governor", ""),
+                discover(new HostFs(root)).attributes("cpu.pstate"), "no policy with CPUs: NFD's empty governor");
+
         write("/sys/devices/system/cpu/intel_pstate/status", "off\n");
         assertTrue(discover(new HostFs(root)).attributes("cpu.pstate").isEmpty());
     }
