@@ -2,6 +2,10 @@ package io.nodelabeller.cli;
 
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.util.List;
 
@@ -42,6 +46,28 @@ class SysLabelsCliTest {
                 "kernel-config.PREEMPT=", "cpu-pstate.")) {
             assertFalse(r.out().contains(absent), absent + " in\n" + r.out());
         }
+    }
+
+    @Test
+    void configuredWhitelistAndConfigOpts(@TempDir Path tmp) throws Exception {
+        Path cfg = tmp.resolve("nfd-worker.conf");
+        Files.writeString(cfg, """
+                sources:
+                  cpu:
+                    cpuid:
+                      attributeWhitelist: [AVX2, SSE2]
+                      attributeBlacklist: [AVX2]
+                  kernel:
+                    configOpts: [HZ, KVM, PREEMPT_VOLUNTARY]
+                """);
+        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> cpuid = r.out().lines().filter(l -> l.contains("cpu-cpuid.")).toList();
+        assertEquals(List.of("feature.node.kubernetes.io/cpu-cpuid.AVX2=true", "feature.node.kubernetes.io/cpu-cpuid.SSE2=true"),
+                cpuid, "the whitelist wins");
+        List<String> kconfig = r.out().lines().filter(l -> l.contains("kernel-config.")).toList();
+        assertEquals(List.of("feature.node.kubernetes.io/kernel-config.HZ=250", "feature.node.kubernetes.io/kernel-config.KVM=true",
+                "feature.node.kubernetes.io/kernel-config.PREEMPT_VOLUNTARY=true"), kconfig);
     }
 
     @Test
