@@ -60,6 +60,10 @@ final class KernelConfigFile {
      * (a {@code .gz} that is not gzip, a directory, a file too large) is reported and the search goes on.
      */
     static Found find(HostFs host, String kconfigFile, String ver, Warnings warnings) {
+        if (kconfigFile != null && !kconfigFile.isEmpty() && !host.exists(kconfigFile)) {
+            warnings.warn("kernel.config: sources.kernel.kconfigFile " + kconfigFile + " is not under the host root "
+                    + host.root() + ", searching the usual places");
+        }
         for (String candidate : candidates(kconfigFile, ver)) {
             if (!host.exists(candidate)) {
                 continue;

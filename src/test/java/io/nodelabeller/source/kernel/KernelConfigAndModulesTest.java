@@ -94,6 +94,15 @@ class KernelConfigAndModulesTest {
     }
 
     @Test
+    void missingConfiguredFileIsReported() throws Exception {
+        write("/proc/sys/kernel/osrelease", VER + "\n");
+        write("/boot/config-" + VER, "CONFIG_FROM=boot\n");
+        assertEquals("boot", discover(new KernelConfig("/etc/nope.config", List.of())).attribute("kernel.config", "FROM"));
+        assertEquals(1, warnings.size());
+        assertTrue(warnings.get(0).contains("kconfigFile /etc/nope.config"), warnings.toString());
+    }
+
+    @Test
     void parsesValuesAsNfd() {
         Map<String, String> opts = KernelConfigFile.parse("""
                 CONFIG_A=y
