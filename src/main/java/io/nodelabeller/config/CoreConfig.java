@@ -27,8 +27,9 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
             n.child("sleepInterval").problem("expected 0 (discover once) or at least 1s, got " + sleep);
             sleep = DEFAULT.sleepInterval();
         }
-        Pattern whitelist = n.child("labelWhiteList").parsed(null, "a regular expression", text ->
-                text.isEmpty() ? null : Pattern.compile(text));
+        String whitelistText = n.child("labelWhiteList").string("");
+        Pattern whitelist = whitelistText.isEmpty() ? null
+                : n.child("labelWhiteList").parsed(null, "a regular expression", Pattern::compile);
         return new CoreConfig(sleep,
                 n.child("featureSources").strings(DEFAULT.featureSources()),
                 n.child("labelSources").strings(DEFAULT.labelSources()),

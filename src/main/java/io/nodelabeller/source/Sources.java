@@ -2,12 +2,14 @@ package io.nodelabeller.source;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.source.cpu.CpuSource;
 import io.nodelabeller.source.kernel.KernelSource;
 import io.nodelabeller.source.memory.MemorySource;
 import io.nodelabeller.source.network.NetworkSource;
 import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.source.storage.StorageSource;
 import io.nodelabeller.source.usb.UsbSource;
+import io.nodelabeller.source.os.OsSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,6 +32,8 @@ public final class Sources {
         CATALOG.put("memory", (c, o) -> new MemorySource());
         CATALOG.put("storage", (c, o) -> new StorageSource());
         CATALOG.put("network", (c, o) -> new NetworkSource());
+        CATALOG.put("cpu", (c, o) -> new CpuSource());
+        CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
     }
 
     private Sources() {

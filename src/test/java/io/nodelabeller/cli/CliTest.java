@@ -45,7 +45,10 @@ class CliTest {
         String[] lines = r.out().split("\n");
         assertTrue(lines.length > 0);
         for (int i = 1; i < lines.length; i++) {
-            assertTrue(lines[i - 1].compareTo(lines[i]) < 0, "sorted: " + lines[i - 1] + " / " + lines[i]);
+            // sorted by key: compare what is before '=' ("AVX=true" comes before "AVX2=true")
+            String previous = lines[i - 1].substring(0, lines[i - 1].indexOf('='));
+            String current = lines[i].substring(0, lines[i].indexOf('='));
+            assertTrue(previous.compareTo(current) < 0, "sorted: " + lines[i - 1] + " / " + lines[i]);
         }
         assertTrue(r.out().contains("feature.node.kubernetes.io/kernel-version.major="), r.out());
     }

@@ -62,6 +62,12 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void emptyWhitelistMeansEveryLabelAndExampleConfigIsValid() throws Exception {
+        assertNull(ConfigLoader.parse("c.yaml", "core:\n  labelWhiteList: \"\"\n").core().labelWhiteList());
+        ConfigLoader.load(java.nio.file.Path.of("config/example.yaml"));
+    }
+
+    @Test
     void syntaxErrorNamesLine() {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("x.yaml", "core:\n  a: [\n"));
         assertTrue(e.getMessage().startsWith("x.yaml: not valid YAML at line"), e.getMessage());

@@ -1,5 +1,6 @@
 package io.nodelabeller.label.nfd;
 
+import io.nodelabeller.config.KernelConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
@@ -8,8 +9,18 @@ import io.nodelabeller.label.Labeler;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code kernel-version.*} (NFD's kernel source labels). */
+/**
+ * NFD's kernel labels: {@code kernel-version.*}, {@code kernel-config.<OPT>} for each {@code configOpts}
+ * option the kernel config has ("y" and "m" become "true", other values stay as they are) and
+ * {@code kernel-selinux.enabled=true} (only when true). Modules and KVM stay features.
+ */
 public final class KernelLabeler implements Labeler {
+
+    private final List<String> configOpts;
+
+    public KernelLabeler(KernelConfig config) {
+        this.configOpts = List.copyOf(config.configOpts());
+    }
 
     @Override
     public String name() {
@@ -25,6 +36,17 @@ public final class KernelLabeler implements Labeler {
                 out.add(Label.of(Nfd.PREFIX + "kernel-version." + part, v, name(),
                         Evidence.attribute(f, "kernel.version", part)));
             }
+        }
+        for (String opt : configOpts) {
+            String v = f.attribute("kernel.config", opt);
+            if (v != null) {
+                out.add(Label.of(Nfd.PREFIX + "kernel-config." + opt, v.equals("y") || v.equals("m") ? "true" : v,
+                        name(), Evidence.attribute(f, "kernel.config", opt)));
+            }
+        }
+        if ("true".equals(f.attribute("kernel.selinux", "enabled"))) {
+            out.add(Label.of(Nfd.PREFIX + "kernel-selinux.enabled", "true", name(),
+                    Evidence.attribute(f, "kernel.selinux", "enabled")));
         }
         return out;
     }

@@ -5,13 +5,24 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The running kernel: {@code kernel.version} from {@code /proc/sys/kernel/osrelease}. */
+/**
+ * The running kernel, NFD's {@code kernel} source: {@code kernel.version} from {@code /proc/sys/kernel/osrelease}
+ * (without it the source fails), {@code kernel.config} (see {@link KernelConfigFile}), {@code kernel.loadedmodule}
+ * from {@code /proc/modules}, {@code kernel.enabledmodule} (loaded plus {@code /lib/modules/<ver>/modules.builtin}),
+ * {@code kernel.selinux} and {@code kernel.kvm}. Everything under the host root.
+ */
 public final class KernelSource implements Source {
 
     static final String OSRELEASE = "/proc/sys/kernel/osrelease";
+    static final String MODULES = "/proc/modules";
+    static final String SELINUX_ENFORCE = "/sys/fs/selinux/enforce";
+    static final String KVM_DEVICE = "/sys/devices/virtual/misc/kvm";
     private static final Pattern VERSION = Pattern.compile("^(\\d+)(\\.(\\d+))?(\\.(\\d+))?(-.*)?$");
 
     private final KernelConfig config;
@@ -37,6 +48,54 @@ public final class KernelSource implements Source {
         b.attribute("version", "minor", matched ? nullToEmpty(m.group(3)) : "");
         b.attribute("version", "revision", matched ? nullToEmpty(m.group(5)) : "");
         b.origin("version", host.path(OSRELEASE).toString());
+
+        // The raw release names files (/boot/config-<ver>); one with a '/' is no kernel release and could
+        // point outside the host root, so it names none.
+        boolean usable = !raw.isEmpty() && !raw.contains("/") && !raw.equals("..");
+        if (!usable) {
+            warnings.warn("kernel: osrelease '" + raw + "' cannot name files; no version-specific config or modules.builtin");
+        }
+        String ver = usable ? raw : null;
+        KernelConfigFile.Found kconfig = KernelConfigFile.find(host, config.kconfigFile(), ver, warnings);
+        if (kconfig != null) {
+            b.attributes("config", kconfig.options());
+            b.origin("config", host.path(kconfig.hostPath()).toString());
+        } else {
+            warnings.warn("kernel.config: no readable kernel config for " + raw + " (tried "
+                    + String.join(", ", KernelConfigFile.candidates(config.kconfigFile(), ver)) + ")");
+        }
+
+        Set<String> loaded = new TreeSet<>();
+        if (host.exists(MODULES)) {
+            for (String line : host.readLines(MODULES)) {
+                String name = line.trim().split("\\s+", 2)[0];
+                if (!name.isEmpty()) {
+                    loaded.add(name);
+                }
+            }
+            b.flags("loadedmodule", loaded);
+            b.origin("loadedmodule", host.path(MODULES).toString());
+        } else {
+            warnings.warn("kernel.loadedmodule: no " + MODULES + " under the host root");
+        }
+        String builtinFile = "/lib/modules/" + ver + "/modules.builtin";
+        Set<String> enabled = new TreeSet<>(loaded);
+        for (String line : usable ? host.readLines(builtinFile) : List.<String>of()) {
+            String path = line.trim();
+            if (!path.isEmpty()) {
+                String base = path.substring(path.lastIndexOf('/') + 1);
+                enabled.add(base.endsWith(".ko") ? base.substring(0, base.length() - 3) : base);
+            }
+        }
+        b.flags("enabledmodule", enabled);
+        b.origin("enabledmodule", host.path(MODULES) + ", " + host.path(builtinFile));
+
+        boolean enforcing = host.readTrimmed(SELINUX_ENFORCE).filter(v -> v.startsWith("1")).isPresent();
+        b.attribute("selinux", "enabled", Boolean.toString(enforcing));
+        b.origin("selinux", host.path(SELINUX_ENFORCE).toString());
+
+        b.attribute("kvm", "enabled", Boolean.toString(host.exists(KVM_DEVICE)));
+        b.origin("kvm", host.path(KVM_DEVICE).toString());
         return b.build();
     }
 

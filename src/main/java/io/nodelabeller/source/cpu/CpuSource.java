@@ -1,0 +1,100 @@
+package io.nodelabeller.source.cpu;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Source;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * NFD's {@code cpu} source, read from the host's files only: {@code cpu.cpuid} (flags, NFD's names, see
+ * {@link CpuidFlags}) and {@code cpu.model} from {@code /proc/cpuinfo}; {@code cpu.topology},
+ * {@code cpu.pstate}, {@code cpu.cstate}, {@code cpu.rdt} and {@code cpu.security} from sysfs and the same flags. Never runs CPUID on the
+ * machine it happens to run on: a host tree without these files yields no CPU features.
+ */
+public final class CpuSource implements Source {
+
+    static final String CPUINFO = "/proc/cpuinfo";
+
+    @Override
+    public String name() {
+        return "cpu";
+    }
+
+    @Override
+    public Features discover(HostFs host, Warnings warnings) {
+        Features.Builder b = Features.builder(name());
+        Set<String> kernelFlags = Set.of();
+        CpuInfo info = null;
+        if (host.exists(CPUINFO)) {
+            try {
+                info = CpuInfo.parse(host.read(CPUINFO));
+            } catch (IOException | RuntimeException e) {
+                warnings.warn("cannot read " + CPUINFO + " (" + e.getMessage() + "): no cpu.cpuid or cpu.model");
+            }
+        } else {
+            warnings.warn("no " + CPUINFO + " under the host root: no cpu.cpuid or cpu.model");
+        }
+        if (info != null) {
+            kernelFlags = info.flags();
+            model(info, b, warnings, host);
+        }
+        if (info != null && !kernelFlags.isEmpty()) {
+            String vendor = info.get("vendor_id") == null ? null : CpuVendor.name(info.get("vendor_id"));
+            int cores = info.number("cpu cores");
+            int siblings = info.number("siblings");
+            int threadsPerCore = cores > 0 && siblings > 0 ? siblings / cores : -1;
+            b.flags("cpuid", CpuidFlags.translate(kernelFlags, vendor, info.number("cpu family"),
+                    info.number("model"), threadsPerCore));
+            b.origin("cpuid", host.path(CPUINFO) + " (flags of the first processor)");
+        } else if (info != null) {
+            warnings.warn(CPUINFO + " has no flags line: no cpu.cpuid");
+        }
+        put(b, "topology", CpuSysfs.topology(host), host.path(CpuSysfs.CPU_DIR) + "/cpu*/topology");
+        put(b, "pstate", CpuSysfs.pstate(host, warnings), host.path(CpuSysfs.CPU_DIR) + "/intel_pstate, cpufreq");
+        put(b, "cstate", CpuSysfs.cstate(host, warnings), host.path("/sys/module/intel_idle/parameters/max_cstate").toString());
+        put(b, "rdt", CpuSysfs.rdt(host, kernelFlags), host.path(CPUINFO) + " flags, " + host.path("/sys/fs/resctrl/info/L3"));
+        put(b, "security", CpuSysfs.security(host, kernelFlags), host.path("/sys") + " (module parameters, misc cgroup) and cpuinfo flags");
+        return b.build();
+    }
+
+    /** {@code cpu.model}: vendor_id, family, id and, on bare metal, hypervisor=none. */
+    private static void model(CpuInfo info, Features.Builder b, Warnings warnings, HostFs host) {
+        boolean any = false;
+        if (info.get("vendor_id") != null) {
+            b.attribute("model", "vendor_id", CpuVendor.name(info.get("vendor_id")));
+            any = true;
+        }
+        for (String[] field : new String[][] {{"cpu family", "family"}, {"model", "id"}}) {
+            String raw = info.get(field[0]);
+            if (raw == null) {
+                continue;
+            }
+            int n = info.number(field[0]);
+            if (n < 0) {
+                warnings.warn(CPUINFO + ": '" + field[0] + "' is not a number ('" + raw + "'), cpu.model." + field[1] + " left out");
+                continue;
+            }
+            b.attribute("model", field[1], Integer.toString(n));
+            any = true;
+        }
+        // Without the hypervisor flag NFD says "none"; inside a VM it names the hypervisor from a CPUID leaf
+        // that /proc/cpuinfo does not show, so the attribute is left out there.
+        if (info.get("flags") != null && !info.flags().contains("hypervisor")) {
+            b.attribute("model", "hypervisor", "none");
+            any = true;
+        }
+        if (any) {
+            b.origin("model", host.path(CPUINFO).toString());
+        }
+    }
+
+    private static void put(Features.Builder b, String feature, Map<String, String> attributes, String origin) {
+        if (!attributes.isEmpty()) {
+            b.attributes(feature, attributes);
+            b.origin(feature, origin);
+        }
+    }
+}
