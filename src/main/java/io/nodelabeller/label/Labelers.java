@@ -2,6 +2,7 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.label.gpu.NvidiaLabeler;
 import io.nodelabeller.label.nfd.KernelLabeler;
 
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ public final class Labelers {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelLabeler());
+        CATALOG.put("nvidia", (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp()));
     }
 
     private Labelers() {
