@@ -261,7 +261,7 @@ class NvidiaLabelerTest {
         assertEquals("A-B", Names.product("A-B", ""));
         assertEquals("ABC-MIG-1g.5gb", Names.product("ABC", "MIG", "1g.5gb"));
         // a cut never leaves the model ending on '-'
-        assertEquals("x".repeat(50) + "-SHARED", Names.product("x".repeat(50) + " yyyyyyyy", "SHARED"));
+        assertEquals("x".repeat(55) + "-SHARED", Names.product("x".repeat(55) + " yyyy", "SHARED"));
     }
 
     @Test
