@@ -104,7 +104,7 @@ public final class NvidiaLabeler implements Labeler {
             return null;
         }
         if (facts.nvmlStatus() == null) {
-            return "the nvidia source did not run (see core.featureSources / --sources)" + OMITTED;
+            return "the nvidia source did not run or failed (see core.featureSources / --sources)" + OMITTED;
         }
         if (!"ok".equals(facts.nvmlStatus())) {
             return "NVML unavailable: " + (facts.nvmlError() == null ? facts.nvmlStatus() : facts.nvmlError()) + OMITTED;

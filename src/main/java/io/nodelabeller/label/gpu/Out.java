@@ -20,7 +20,12 @@ final class Out {
     private final List<String> notes = new ArrayList<>();
 
     void put(String name, Object value, String evidence) {
-        labels.put(PREFIX + name, Label.of(PREFIX + name, String.valueOf(value), SOURCE, evidence));
+        put(name, value, SOURCE, evidence);
+    }
+
+    /** A label owed to another source than nvidia (gpu.present comes from the PCI scan alone). */
+    void put(String name, Object value, String source, String evidence) {
+        labels.put(PREFIX + name, Label.of(PREFIX + name, String.valueOf(value), source, evidence));
     }
 
     void note(String message) {
