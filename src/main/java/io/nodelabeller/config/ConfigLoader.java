@@ -25,15 +25,7 @@ public final class ConfigLoader {
         if (file == null) {
             return Config.DEFAULT;
         }
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file + ": file not found");
-        } catch (IOException e) {
-            throw new ConfigException(file + ": cannot read: " + e.getMessage());
-        }
-        return parse(file.toString(), text);
+        return parse(file.toString(), read(file));
     }
 
     /**
@@ -55,15 +47,17 @@ public final class ConfigLoader {
 
     /** The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it). */
     public static DevicePluginConfig loadDevicePlugin(Path file) throws ConfigException {
-        String text;
+        return parseDevicePlugin(file.toString(), read(file));
+    }
+
+    private static String read(Path file) throws ConfigException {
         try {
-            text = Files.readString(file);
+            return Files.readString(file);
         } catch (NoSuchFileException e) {
             throw new ConfigException(file + ": file not found");
         } catch (IOException e) {
             throw new ConfigException(file + ": cannot read: " + e.getMessage());
         }
-        return parseDevicePlugin(file.toString(), text);
     }
 
     /** Parses a device plugin config document; {@code name} is used in messages. */

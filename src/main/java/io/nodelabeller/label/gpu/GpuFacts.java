@@ -103,14 +103,8 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
     }
 
     static Integer integer(String s) {
-        if (s == null) {
-            return null;
-        }
-        try {
-            return Integer.valueOf(s.trim());
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        Long v = longValue(s);
+        return v == null || v != v.intValue() ? null : v.intValue();
     }
 
     static Long longValue(String s) {
