@@ -96,7 +96,7 @@ class NvidiaLabelerTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"7, 0, volta", "7, 5, turing", "8, 0, ampere", "8, 6, ampere", "8, 9, ada-lovelace", "9, 0, hopper",
+    @CsvSource({"7, 0, volta", "7, 5, turing", "8, 0, ampere", "8, 6, ampere", "8, 7, ampere", "8, 9, ada-lovelace", "9, 0, hopper",
             "10, 0, blackwell", "12, 0, blackwell", "13, 0, rubin", "6, 1, pascal", "4, 0, undefined", "11, 0, undefined"})
     void familyFromComputeCapability(int major, int minor, String family) {
         Map<String, String> l = labels(node("570.86.15", 12080, Gpu.of("GPU", 1024, major, minor)), DevicePluginConfig.DEFAULT);
