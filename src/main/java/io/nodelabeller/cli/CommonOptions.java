@@ -35,7 +35,7 @@ final class CommonOptions {
     List<String> sources;
 
     Config loadConfig() throws ConfigException {
-        return ConfigLoader.load(config);
+        return ConfigLoader.load(config, devicePluginConfig);
     }
 
     Options options() {

@@ -4,13 +4,19 @@ package io.nodelabeller.config;
  * The whole configuration file: NFD worker's schema ({@code core}, {@code sources}) plus node-labeller's
  * own sections. Immutable; {@link #DEFAULT} is what runs without a file.
  */
-public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publish, DaemonConfig daemon) {
+public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publish, DaemonConfig daemon,
+                     DevicePluginConfig devicePlugin) {
 
     public static final Config DEFAULT = new Config(CoreConfig.DEFAULT, SourcesConfig.DEFAULT, PublishConfig.DEFAULT,
-            DaemonConfig.DEFAULT);
+            DaemonConfig.DEFAULT, DevicePluginConfig.DEFAULT);
 
     /** Top-level keys, in the order they are documented. */
-    static final String[] KEYS = {"core", "sources", "publish", "daemon"};
+    static final String[] KEYS = {"core", "sources", "publish", "daemon", "devicePlugin"};
+
+    /** This config with {@code devicePlugin} replaced (the file given with {@code --device-plugin-config}). */
+    public Config withDevicePlugin(DevicePluginConfig dp) {
+        return new Config(core, sources, publish, daemon, dp);
+    }
 
     static Config read(Node root) {
         root.object(KEYS);
@@ -18,6 +24,8 @@ public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publi
                 root.child("core").isMissing() ? CoreConfig.DEFAULT : CoreConfig.read(root.child("core")),
                 root.child("sources").isMissing() ? SourcesConfig.DEFAULT : SourcesConfig.read(root.child("sources")),
                 root.child("publish").isMissing() ? PublishConfig.DEFAULT : PublishConfig.read(root.child("publish")),
-                root.child("daemon").isMissing() ? DaemonConfig.DEFAULT : DaemonConfig.read(root.child("daemon")));
+                root.child("daemon").isMissing() ? DaemonConfig.DEFAULT : DaemonConfig.read(root.child("daemon")),
+                root.child("devicePlugin").isMissing() ? DevicePluginConfig.DEFAULT
+                        : DevicePluginConfig.read(root.child("devicePlugin"), root.file() + " (devicePlugin)"));
     }
 }

@@ -25,15 +25,50 @@ public final class ConfigLoader {
         if (file == null) {
             return Config.DEFAULT;
         }
-        String text;
+        return parse(file.toString(), read(file));
+    }
+
+    /**
+     * The config in {@code file} (defaults when null) with the NVIDIA device plugin's config file
+     * {@code devicePluginFile} (when not null) as its {@code devicePlugin} section. Giving both the file and a
+     * {@code devicePlugin:} section is an error: two sources of truth for replicas would sooner or later disagree.
+     */
+    public static Config load(Path file, Path devicePluginFile) throws ConfigException {
+        Config config = load(file);
+        if (devicePluginFile == null) {
+            return config;
+        }
+        if (config.devicePlugin().given()) {
+            throw new ConfigException(file + ": devicePlugin: given both here and with --device-plugin-config "
+                    + devicePluginFile + "; use one of them");
+        }
+        return config.withDevicePlugin(loadDevicePlugin(devicePluginFile));
+    }
+
+    /** The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it). */
+    public static DevicePluginConfig loadDevicePlugin(Path file) throws ConfigException {
+        return parseDevicePlugin(file.toString(), read(file));
+    }
+
+    private static String read(Path file) throws ConfigException {
         try {
-            text = Files.readString(file);
+            return Files.readString(file);
         } catch (NoSuchFileException e) {
             throw new ConfigException(file + ": file not found");
         } catch (IOException e) {
             throw new ConfigException(file + ": cannot read: " + e.getMessage());
         }
-        return parse(file.toString(), text);
+    }
+
+    /** Parses a device plugin config document; {@code name} is used in messages. */
+    public static DevicePluginConfig parseDevicePlugin(String name, String text) throws ConfigException {
+        JsonNode tree = readTree(name, text);
+        List<String> problems = new ArrayList<>();
+        DevicePluginConfig dp = DevicePluginConfig.read(Node.root(name, tree, problems), name);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return dp;
     }
 
     /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. */

@@ -3,6 +3,7 @@ package io.nodelabeller.label;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.label.nfd.CpuLabeler;
+import io.nodelabeller.label.gpu.NvidiaLabeler;
 import io.nodelabeller.label.nfd.KernelLabeler;
 import io.nodelabeller.label.nfd.MemoryLabeler;
 import io.nodelabeller.label.nfd.NetworkLabeler;
@@ -34,6 +35,7 @@ public final class Labelers {
         CATALOG.put("kernel", (c, o) -> new KernelLabeler(c.sources().kernel()));
         CATALOG.put("cpu", (c, o) -> new CpuLabeler(c.sources().cpu()));
         CATALOG.put("system", (c, o) -> new SystemLabeler());
+        CATALOG.put("nvidia", (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp()));
     }
 
     private Labelers() {

@@ -1,0 +1,18 @@
+package io.nodelabeller.label.gpu;
+
+import io.nodelabeller.label.Evidence;
+
+/** {@code gpu.machine}: the sanitised DMI product name, {@code unknown} when it could not be read. */
+final class MachineLabeler implements Part {
+
+    @Override
+    public void label(GpuFacts facts, Out out) {
+        String raw = facts.machine();
+        if (raw == null) {
+            out.put("gpu.machine", "unknown", "nvidia.machine.product_name not readable");
+        } else {
+            out.put("gpu.machine", Names.sanitise(raw.trim()), "nvidia.machine.product_name = '" + raw + "'"
+                    + Evidence.from(facts.features(), GpuFacts.MACHINE));
+        }
+    }
+}

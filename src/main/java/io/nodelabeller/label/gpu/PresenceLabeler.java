@@ -1,0 +1,19 @@
+package io.nodelabeller.label.gpu;
+
+import io.nodelabeller.label.Evidence;
+
+/**
+ * {@code gpu.present} from the PCI scan alone (vendor 10de, class 0300 or 0302), with or without NVML, so that
+ * GPU components can be gated on it from the first cycle.
+ */
+final class PresenceLabeler implements Part {
+
+    @Override
+    public void label(GpuFacts facts, Out out) {
+        long n = facts.pciClasses().stream().filter(c -> c.equals("0300") || c.equals("0302")).count();
+        if (n > 0) {
+            out.put("gpu.present", "true", "pci", "pci.device vendor 10de with class 0300/0302: " + n + " device"
+                    + (n == 1 ? "" : "s") + Evidence.from(facts.features(), GpuFacts.PCI));
+        }
+    }
+}

@@ -1,0 +1,265 @@
+package io.nodelabeller.testing;
+
+import io.nodelabeller.feature.Features;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A GPU node described the way one talks about it ("8 × A100-40GB, MIG 1g.5gb ×7 on each, driver 550.54.15"),
+ * turned into the features the nvidia and pci sources produce (NVIDIA-CONTRACT.md). The same layouts can feed a
+ * fake NVML library, so a label test and an NVML test can share their nodes.
+ *
+ * @param nvmlError null when NVML works; otherwise the error of an unavailable NVML
+ * @param machine   DMI product name, null when unreadable
+ * @param gpus      GPUs in index order
+ * @param otherPci  further PCI devices as "vendor:class" (e.g. a BMC's VGA "1a03:0300")
+ */
+public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVersion, String machine, List<Gpu> gpus,
+                        List<String> otherPci) {
+
+    private static final long MIB = 1024L * 1024;
+
+    /**
+     * One GPU. {@code memoryMiB} null = the memory query failed; {@code ccMajor} null = the compute capability
+     * query failed; {@code pciClass} null = the PCI scan does not see it; {@code error} set = NVML cannot query it.
+     */
+    public record Gpu(String name, Long memoryMiB, Integer ccMajor, Integer ccMinor, boolean migCapable,
+                      boolean migEnabled, List<Mig> migs, String pciClass, String error, Fabric fabric) {
+
+        /** A full GPU (MIG-capable when {@code migCapable}), a 3D controller (class 0302). */
+        public static Gpu of(String name, long memoryMiB, int ccMajor, int ccMinor) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, false, false, List.of(), "0302", null, null);
+        }
+
+        public Gpu withMigCapable() {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, true, false, migs, pciClass, error, fabric);
+        }
+
+        /** MIG enabled with these MIG devices (implies MIG-capable). */
+        public Gpu mig(Mig... devices) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, true, true, List.of(devices), pciClass, error, fabric);
+        }
+
+        /** MIG devices reported while MIG is disabled (the GFD test "MIG disabled with MIG devices"). */
+        public Gpu migDevicesWithoutMig(Mig... devices) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, false, List.of(devices), pciClass, error, fabric);
+        }
+
+        public Gpu memory(Long mib) {
+            return new Gpu(name, mib, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, error, fabric);
+        }
+
+        public Gpu cc(Integer major, Integer minor) {
+            return new Gpu(name, memoryMiB, major, minor, migCapable, migEnabled, migs, pciClass, error, fabric);
+        }
+
+        public Gpu pciClass(String cls) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, cls, error, fabric);
+        }
+
+        public Gpu failing(String err) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, err, fabric);
+        }
+
+        public Gpu fabric(String clusterUuid, int cliqueId) {
+            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, error,
+                    new Fabric(clusterUuid, cliqueId, 3));
+        }
+
+        /** {@code n} copies of this GPU. */
+        public Gpu[] times(int n) {
+            Gpu[] out = new Gpu[n];
+            Arrays.fill(out, this);
+            return out;
+        }
+    }
+
+    /** One MIG device: its profile as NVIDIA tools print it, memory, and nvmlDeviceGetAttributes_v2 values. */
+    public record Mig(String profile, long memoryMiB, Map<String, Integer> attrs) {
+
+        private static final Pattern PROFILE = Pattern.compile("(?:(\\d+)c\\.)?(\\d+)g\\.\\d+gb.*");
+
+        /** A MIG device of {@code profile} ({@code 1g.5gb}, {@code 1c.3g.20gb}, {@code 1g.10gb+me}), slices from the name. */
+        public static Mig of(String profile, long memoryMiB, int multiprocessors) {
+            Matcher m = PROFILE.matcher(profile);
+            if (!m.matches()) {
+                throw new IllegalArgumentException(profile);
+            }
+            int gi = Integer.parseInt(m.group(2));
+            int ci = m.group(1) == null ? gi : Integer.parseInt(m.group(1));
+            Map<String, Integer> a = new LinkedHashMap<>();
+            a.put("multiprocessorCount", multiprocessors);
+            a.put("gpuInstanceSliceCount", gi);
+            a.put("computeInstanceSliceCount", ci);
+            a.put("sharedCopyEngineCount", gi);
+            a.put("sharedDecoderCount", gi / 2);
+            a.put("sharedEncoderCount", 0);
+            a.put("sharedJpegCount", gi / 7);
+            a.put("sharedOfaCount", gi / 7);
+            a.put("memorySizeMB", (int) memoryMiB);
+            return new Mig(profile, memoryMiB, a);
+        }
+
+        /**
+         * GFD's mock MIG device {@code NewMigDevice(gi, ci, gb)}: named {@code <gi>g.<gb>gb}, memory = gb, slices
+         * gi/ci, every other attribute 0.
+         */
+        public static Mig mock(int gi, int ci, int gb) {
+            Map<String, Integer> a = new LinkedHashMap<>();
+            a.put("multiprocessorCount", 0);
+            a.put("gpuInstanceSliceCount", gi);
+            a.put("computeInstanceSliceCount", ci);
+            for (String e : List.of("sharedCopyEngineCount", "sharedDecoderCount", "sharedEncoderCount",
+                    "sharedJpegCount", "sharedOfaCount")) {
+                a.put(e, 0);
+            }
+            a.put("memorySizeMB", gb);
+            return new Mig(gi + "g." + gb + "gb", gb, a);
+        }
+
+        public Mig with(String attr, int value) {
+            Map<String, Integer> a = new LinkedHashMap<>(attrs);
+            a.put(attr, value);
+            return new Mig(profile, memoryMiB, a);
+        }
+    }
+
+    /** Fabric info: cluster UUID, clique ID, state (3 = COMPLETED). */
+    public record Fabric(String clusterUuid, int cliqueId, int state) {
+    }
+
+    /** A node whose NVML works, with this driver and CUDA version (e.g. "550.54.15", 12040). */
+    public static GpuLayout node(String driverVersion, int cudaVersion, Gpu... gpus) {
+        return new GpuLayout(null, driverVersion, cudaVersion, "DGX A100", List.of(gpus), List.of());
+    }
+
+    /** GFD's test node: driver "400.300", CUDA 8.0, machine "product-name". */
+    public static GpuLayout gfdMock(Gpu... gpus) {
+        return new GpuLayout(null, "400.300", 8000, "product-name", List.of(gpus), List.of());
+    }
+
+    /** GFD's {@code NewFullGPU()}: MOCKMODEL, 300 MiB, CC 8.0, no PCI class (gpu.mode unknown). */
+    public static Gpu mockFull() {
+        return new Gpu("MOCKMODEL", 300L, 8, 0, false, false, List.of(), null, null, null);
+    }
+
+    /** GFD's {@code NewMigEnabledDevice(migs...)}: MOCKMODEL, MIG enabled, CC 0.0. */
+    public static Gpu mockMigEnabled(Mig... migs) {
+        return new Gpu("MOCKMODEL", 300L, 0, 0, true, true, List.of(migs), null, null, null);
+    }
+
+    public GpuLayout withGpus(Gpu... more) {
+        List<Gpu> all = new ArrayList<>(gpus);
+        all.addAll(List.of(more));
+        return new GpuLayout(nvmlError, driverVersion, cudaVersion, machine, all, otherPci);
+    }
+
+    public GpuLayout nvmlUnavailable(String error) {
+        return new GpuLayout(error, driverVersion, cudaVersion, machine, gpus, otherPci);
+    }
+
+    public GpuLayout machine(String productName) {
+        return new GpuLayout(nvmlError, driverVersion, cudaVersion, productName, gpus, otherPci);
+    }
+
+    public GpuLayout driver(String version) {
+        return new GpuLayout(nvmlError, version, cudaVersion, machine, gpus, otherPci);
+    }
+
+    public GpuLayout otherPci(String... vendorClass) {
+        return new GpuLayout(nvmlError, driverVersion, cudaVersion, machine, gpus, List.of(vendorClass));
+    }
+
+    /** The features the nvidia and pci sources would report for this node. */
+    public Features features() {
+        return nvidiaFeatures().merge(pciFeatures());
+    }
+
+    /** The pci source's {@code pci.device} instances: the GPUs with a PCI class, then {@link #otherPci}. */
+    public Features pciFeatures() {
+        Features.Builder pci = Features.builder("pci").instances("device").origin("device", "/sys/bus/pci/devices");
+        for (Gpu g : gpus) {
+            if (g.pciClass() != null) {
+                pci.instance("device", Map.of("vendor", "10de", "class", g.pciClass(), "device", "20b0",
+                        "subsystem_vendor", "10de", "subsystem_device", "134f"));
+            }
+        }
+        for (String vc : otherPci) {
+            String[] p = vc.split(":");
+            pci.instance("device", Map.of("vendor", p[0], "class", p[1], "device", "2000"));
+        }
+        return pci.build();
+    }
+
+    /** The nvidia source's features (what NVML answered). */
+    public Features nvidiaFeatures() {
+        Features.Builder b = Features.builder("nvidia");
+        if (nvmlError != null) {
+            b.attribute("nvml", "status", "unavailable").attribute("nvml", "error", nvmlError)
+                    .origin("nvml", "nvmlInit_v2");
+            return b.build();
+        }
+        b.attribute("nvml", "status", "ok").attribute("nvml", "deviceCount", String.valueOf(gpus.size()))
+                .origin("nvml", "nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlSystemGetCudaDriverVersion");
+        if (driverVersion != null) {
+            b.attribute("nvml", "driverVersion", driverVersion);
+        }
+        if (cudaVersion != null) {
+            b.attribute("nvml", "cudaDriverVersion", String.valueOf(cudaVersion));
+        }
+        if (machine != null) {
+            b.attribute("machine", "product_name", machine).origin("machine", "/sys/class/dmi/id/product_name");
+        }
+        b.instances("gpu").instances("mig").origin("gpu", "nvmlDeviceGetHandleByIndex_v2 and per-device queries");
+        for (int i = 0; i < gpus.size(); i++) {
+            Gpu g = gpus.get(i);
+            Map<String, String> a = new LinkedHashMap<>();
+            a.put("index", String.valueOf(i));
+            if (g.error() != null) {
+                a.put("error", g.error());
+                a.put("errorCode", "15");
+                b.instance("gpu", a);
+                continue;
+            }
+            a.put("name", g.name());
+            a.put("uuid", String.format("GPU-%08x-0000-0000-0000-%012x", g.name().hashCode(), i));
+            if (g.memoryMiB() != null) {
+                a.put("memory.total", String.valueOf(g.memoryMiB() * MIB));
+            }
+            if (g.ccMajor() != null) {
+                a.put("compute.major", String.valueOf(g.ccMajor()));
+                a.put("compute.minor", String.valueOf(g.ccMinor()));
+            }
+            a.put("pci.busId", String.format("00000000:%02x:00.0", 7 + i));
+            a.put("pci.deviceId", "20b010de");
+            a.put("mig.capable", String.valueOf(g.migCapable()));
+            if (g.migCapable()) {
+                a.put("mig.enabled", String.valueOf(g.migEnabled()));
+            }
+            if (g.fabric() != null) {
+                a.put("fabric.clusterUuid", g.fabric().clusterUuid());
+                a.put("fabric.cliqueId", String.valueOf(g.fabric().cliqueId()));
+                a.put("fabric.state", String.valueOf(g.fabric().state()));
+            }
+            b.instance("gpu", a);
+            for (int m = 0; m < g.migs().size(); m++) {
+                Mig mig = g.migs().get(m);
+                Map<String, String> ma = new LinkedHashMap<>();
+                ma.put("parent", String.valueOf(i));
+                ma.put("index", String.valueOf(m));
+                ma.put("profile", mig.profile());
+                ma.put("name", g.name() + " MIG " + mig.profile());
+                ma.put("memory.total", String.valueOf(mig.memoryMiB() * MIB));
+                mig.attrs().forEach((k, v) -> ma.put("attr." + k, String.valueOf(v)));
+                b.instance("mig", ma);
+            }
+        }
+        return b.build();
+    }
+}
