@@ -213,6 +213,26 @@ class NodePublisherMockServerTest {
     }
 
     @Test
+    void aWatchSilentForTwiceItsTimeoutIsNotTrustedAndTheNodeIsReadAgain() throws Exception {
+        createNode(foreign(), Map.of());
+        FakeTiming timing = new FakeTiming();
+        NodePublisher publisher = new NodePublisher(client, NODE,
+                NodePublisher.Settings.defaults().withTiming(timing, new java.util.Random(1)), PublishEvents.NONE);
+        publishers.add(publisher);
+        LabelSet desired = labels("nvidia.com/gpu.present", "true");
+        assertTrue(publisher.publish(desired));
+        drainRequests();
+        timing.sleep(Duration.ofMinutes(119));
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of(), drainRequests());
+        timing.sleep(Duration.ofMinutes(2));
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of("GET /api/v1/nodes/" + NODE), drainRequests(), "one read, the watch is still open");
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of(), drainRequests());
+    }
+
+    @Test
     void aNodeWithoutLabelsOrAnnotationsGetsBothMapsCreated() throws Exception {
         admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
         drainRequests();
