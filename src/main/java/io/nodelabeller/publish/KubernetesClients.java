@@ -24,6 +24,11 @@ public final class KubernetesClients {
     private KubernetesClients() {
     }
 
+    /** As {@link #create(Path, Duration)} with the publisher's default request timeout (10 s). */
+    public static KubernetesClient create(Path kubeconfig) throws PublishException {
+        return create(kubeconfig, NodePublisher.Settings.defaults().requestTimeout());
+    }
+
     /**
      * @param kubeconfig     a kubeconfig file, or null for the default described above
      * @param requestTimeout the limit of one request (connect and answer)

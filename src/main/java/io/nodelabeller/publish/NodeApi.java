@@ -78,11 +78,16 @@ final class NodeApi {
         int code = response.code();
         String body = response.body() == null ? "" : response.body();
         if (code >= 200 && code < 300) {
+            Node node;
             try {
-                return client.getKubernetesSerialization().unmarshal(body, Node.class);
+                node = client.getKubernetesSerialization().unmarshal(body, Node.class);
             } catch (RuntimeException e) {
                 throw new Failure(0, null, verb + " " + url + ": unreadable answer: " + describe(e), e);
             }
+            if (node == null || node.getMetadata() == null) {
+                throw new Failure(0, null, verb + " " + url + ": HTTP " + code + " without a Node in the answer", null);
+            }
+            return node;
         }
         Duration retryAfter = Backoff.parseRetryAfter(response.header("Retry-After"), timing.now());
         throw new Failure(code, retryAfter, verb + " " + url + ": HTTP " + code + ": " + message(body), null);

@@ -31,6 +31,7 @@ final class NodeView implements AutoCloseable {
     private final Duration watchTimeout;
     private final Timing timing;
     private final long maxAgeNanos;
+    private final ProblemLog problems;
 
     private Node node;
     private boolean valid;
@@ -45,6 +46,7 @@ final class NodeView implements AutoCloseable {
         this.watchTimeout = watchTimeout;
         this.timing = timing;
         this.maxAgeNanos = watchTimeout == null ? 0 : watchTimeout.multipliedBy(2).toNanos();
+        this.problems = new ProblemLog(LOG, "node " + nodeName + " watch");
     }
 
     /** The node as last seen, or null when it must be read again. */
@@ -128,10 +130,12 @@ final class NodeView implements AutoCloseable {
                 .withAllowWatchBookmarks(true)
                 .build();
         try {
-            return client.nodes().watch(options, listener);
+            Watch w = client.nodes().watch(options, listener);
+            problems.ok();
+            return w;
         } catch (RuntimeException e) {
             // without a watch we read the node every cycle: slower, still correct
-            LOG.warn("node {}: cannot watch the node ({}); reading it every cycle until the watch works", nodeName, e.getMessage());
+            problems.failed("watch", "cannot watch the node (" + e.getMessage() + "); reading it every cycle until the watch works");
             return null;
         }
     }
