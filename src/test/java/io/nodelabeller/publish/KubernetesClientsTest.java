@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -17,15 +16,7 @@ class KubernetesClientsTest {
 
     @Test
     void aKubeconfigGivesAClientWithTimeoutsAndNoRetriesOfItsOwn(@TempDir Path dir) throws Exception {
-        Path kubeconfig = dir.resolve("config");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
-                contexts: [{name: c, context: {cluster: c, user: u}}]
-                current-context: c
-                users: [{name: u, user: {token: t}}]
-                """);
+        Path kubeconfig = TestKubeconfig.write(dir, "https://127.0.0.1:6443");
         try (KubernetesClient client = KubernetesClients.create(kubeconfig, Duration.ofSeconds(7))) {
             assertEquals("https://127.0.0.1:6443/", client.getConfiguration().getMasterUrl());
             assertEquals(7000, client.getConfiguration().getRequestTimeout());

@@ -17,7 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,15 +79,7 @@ class NodePublisherFaultTest {
     void start(@TempDir Path dir) throws Exception {
         wm = new WireMockServer(options().dynamicPort().bindAddress("127.0.0.1"));
         wm.start();
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: wm, cluster: {server: "http://127.0.0.1:%d"}}]
-                contexts: [{name: wm, context: {cluster: wm, user: me}}]
-                current-context: wm
-                users: [{name: me, user: {token: secret}}]
-                """.formatted(wm.port()));
+        Path kubeconfig = TestKubeconfig.write(dir, "http://127.0.0.1:" + wm.port());
         client = KubernetesClients.create(kubeconfig, REQUEST_TIMEOUT);
         timing = new FakeTiming();
         apiErrors = new ArrayList<>();
@@ -111,7 +102,7 @@ class NodePublisherFaultTest {
         // one request through the same client first, so that a cold JVM does not time out the test's first request
         wm.stubFor(get(urlEqualTo("/warm-up")).willReturn(okJson("{}")));
         var http = client.getHttpClient();
-        http.sendAsync(http.newHttpRequestBuilder().uri(wm.baseUrl() + "/warm-up").build(), String.class)
+        http.sendAsync(http.newHttpRequestBuilder().uri("http://127.0.0.1:" + wm.port() + "/warm-up").build(), String.class)
                 .get(30, java.util.concurrent.TimeUnit.SECONDS);
         wm.resetRequests();
         wm.stubFor(get(urlEqualTo(PATH)).willReturn(okJson(NODE_BEFORE)));

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,25 +52,7 @@ class NodePublisherMockServerTest {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();
-        Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: mock
-                  cluster:
-                    server: %s
-                contexts:
-                - name: mock
-                  context:
-                    cluster: mock
-                    user: me
-                current-context: mock
-                users:
-                - name: me
-                  user:
-                    token: secret
-                """.formatted(server.url("/")));
+        Path kubeconfig = TestKubeconfig.write(dir, server.url("/"));
         client = KubernetesClients.create(kubeconfig, Duration.ofSeconds(5));
     }
 
