@@ -3,6 +3,7 @@ package io.nodelabeller.publish;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ class NodePatchPropertyTest {
         if (!ownedKeys.isEmpty() || random.nextInt(5) == 0) {
             // sloppy formatting on purpose: spaces, empty entries, any order
             List<String> parts = new ArrayList<>(ownedKeys);
-            java.util.Collections.shuffle(parts, random);
+            Collections.shuffle(parts, random);
             String sep = random.nextBoolean() ? "," : " , ";
             annotations.put(ANNOTATION, String.join(sep, parts) + (random.nextBoolean() ? "," : ""));
         }

@@ -1,5 +1,9 @@
 package io.nodelabeller.publish;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +29,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
@@ -103,7 +109,7 @@ class NodePublisherFaultTest {
         wm.stubFor(get(urlEqualTo("/warm-up")).willReturn(okJson("{}")));
         var http = client.getHttpClient();
         http.sendAsync(http.newHttpRequestBuilder().uri("http://127.0.0.1:" + wm.port() + "/warm-up").build(), String.class)
-                .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                .get(30, TimeUnit.SECONDS);
         wm.resetRequests();
         wm.stubFor(get(urlEqualTo(PATH)).willReturn(okJson(NODE_BEFORE)));
         wm.stubFor(patch(urlEqualTo(PATH)).willReturn(okJson(NODE_AFTER)));
@@ -227,6 +233,33 @@ class NodePublisherFaultTest {
 
     static Stream<Integer> permanent() {
         return Stream.of(403, 404);
+    }
+
+    @Test
+    void aLastingForbiddenIsLoggedOnceAndItsEndOnce() throws Exception {
+        Logger logger = (Logger) LoggerFactory.getLogger(NodePublisher.class);
+        var appender = new ListAppender<ILoggingEvent>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            wm.stubFor(get(urlEqualTo(PATH)).willReturn(aResponse().withStatus(403)
+                    .withBody("{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden\"}")));
+            for (int i = 0; i < 3; i++) {
+                assertThrows(PublishException.class, () -> publisher.publish(desired()));
+            }
+            wm.stubFor(get(urlEqualTo(PATH)).willReturn(okJson(NODE_AFTER)));
+            assertFalse(publisher.publish(desired()));
+            assertFalse(publisher.publish(desired()));
+            List<String> lines = appender.list.stream()
+                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+                    .map(ILoggingEvent::getFormattedMessage).toList();
+            assertEquals(2, lines.size(), lines.toString());
+            assertTrue(lines.get(0).contains("HTTP 403") && lines.get(0).contains("RBAC"), lines.get(0));
+            assertTrue(lines.get(1).endsWith("working again"), lines.get(1));
+            assertEquals(List.of(403, 403, 403), apiErrors);
+        } finally {
+            logger.detachAppender(appender);
+        }
     }
 
     @Test

@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -198,7 +199,7 @@ class NodePublisherMockServerTest {
         createNode(foreign(), Map.of());
         FakeTiming timing = new FakeTiming();
         NodePublisher publisher = new NodePublisher(client, NODE,
-                NodePublisher.Settings.defaults().withTiming(timing, new java.util.Random(1)), PublishEvents.NONE);
+                NodePublisher.Settings.defaults().withTiming(timing, new Random(1)), PublishEvents.NONE);
         publishers.add(publisher);
         LabelSet desired = labels("nvidia.com/gpu.present", "true");
         assertTrue(publisher.publish(desired));
