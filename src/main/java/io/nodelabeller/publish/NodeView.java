@@ -70,7 +70,9 @@ final class NodeView implements AutoCloseable {
     void seed(Node fresh) {
         Events listener;
         synchronized (this) {
-            node = fresh;
+            if (isNewer(fresh, node)) {
+                node = fresh;
+            }
             valid = true;
             lastSeen = timing.nanoTime();
             if (events != null || watchTimeout == null || closed) {
