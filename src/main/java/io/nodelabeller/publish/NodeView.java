@@ -1,0 +1,205 @@
+package io.nodelabeller.publish;
+
+import io.fabric8.kubernetes.api.model.ListOptions;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+
+/**
+ * The publisher's current copy of its Node, kept up to date by a watch on that one Node (field selector
+ * {@code metadata.name}) so that a cycle needs no GET. One WebSocket watch with a long {@code timeoutSeconds};
+ * when the server ends it, fabric8 re-opens it from the last resourceVersion seen. An informer would re-list
+ * and re-watch every 5–10 minutes; this costs about one request per {@code watchTimeout} at rest.
+ *
+ * <p>The copy is trusted only while the watch is open and has shown a sign of life (an event, a bookmark or
+ * our own PATCH's answer) within {@code maxAge}; otherwise {@link #current()} returns null and the publisher
+ * reads the node again. Without a watch ({@code watchTimeout} null) it is never trusted: every cycle GETs.
+ */
+final class NodeView implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeView.class);
+
+    private final KubernetesClient client;
+    private final String nodeName;
+    private final Duration watchTimeout;
+    private final Timing timing;
+    private final long maxAgeNanos;
+    private final ProblemLog problems;
+
+    private Node node;
+    private boolean valid;
+    private long lastSeen;
+    private Watch watch;
+    private Events events;
+    private boolean closed;
+
+    NodeView(KubernetesClient client, String nodeName, Duration watchTimeout, Timing timing) {
+        this.client = client;
+        this.nodeName = nodeName;
+        this.watchTimeout = watchTimeout;
+        this.timing = timing;
+        this.maxAgeNanos = watchTimeout == null ? 0 : watchTimeout.multipliedBy(2).toNanos();
+        this.problems = new ProblemLog(LOG, "node " + nodeName + " watch");
+    }
+
+    /** The node as last seen, or null when it must be read again. */
+    synchronized Node current() {
+        if (!valid || watch == null || node == null) {
+            return null;
+        }
+        if (timing.nanoTime() - lastSeen > maxAgeNanos) {
+            LOG.debug("node {}: no word from the watch for {}, reading the node again", nodeName, Duration.ofNanos(maxAgeNanos));
+            return null;
+        }
+        return node;
+    }
+
+    /** The last copy whether trusted or not (tests wait on it for a watch event). */
+    synchronized Node peek() {
+        return node;
+    }
+
+    /** A fresh read (GET) of the node: trust it, and start the watch from its resourceVersion if none runs. */
+    void seed(Node fresh) {
+        Events listener;
+        synchronized (this) {
+            if (isNewer(fresh, node)) {
+                node = fresh;
+            }
+            valid = true;
+            lastSeen = timing.nanoTime();
+            if (events != null || watchTimeout == null || closed) {
+                return;
+            }
+            // registered before the watch opens so that no event of the new watch is ignored
+            listener = new Events();
+            events = listener;
+        }
+        Watch opened = open(fresh.getMetadata().getResourceVersion(), listener);
+        synchronized (this) {
+            if (opened == null) {
+                if (events == listener) {
+                    events = null;
+                }
+            } else if (closed || events != listener) {
+                opened.close();
+            } else {
+                watch = opened;
+            }
+        }
+    }
+
+    /** The node as the API server answered our PATCH. */
+    synchronized void offer(Node fresh) {
+        if (fresh != null && isNewer(fresh, node)) {
+            node = fresh;
+            lastSeen = timing.nanoTime();
+        }
+    }
+
+    /** After a failed request the copy may be stale: the next cycle reads the node again. */
+    synchronized void invalidate() {
+        valid = false;
+    }
+
+    @Override
+    public void close() {
+        Watch w;
+        synchronized (this) {
+            closed = true;
+            w = watch;
+            watch = null;
+            events = null;
+            valid = false;
+        }
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    private Watch open(String resourceVersion, Events listener) {
+        ListOptions options = new ListOptionsBuilder()
+                .withFieldSelector("metadata.name=" + nodeName)
+                .withResourceVersion(resourceVersion)
+                .withTimeoutSeconds(watchTimeout.toSeconds())
+                .withAllowWatchBookmarks(true)
+                .build();
+        try {
+            Watch w = client.nodes().watch(options, listener);
+            problems.ok();
+            return w;
+        } catch (RuntimeException e) {
+            // without a watch we read the node every cycle: slower, still correct
+            problems.failed("watch", "cannot watch the node (" + e.getMessage() + "); reading it every cycle until the watch works");
+            return null;
+        }
+    }
+
+    /** Opaque by contract, numeric in practice (etcd revisions): compare numerically when both are numbers. */
+    static boolean isNewer(Node candidate, Node known) {
+        if (known == null) {
+            return true;
+        }
+        String a = candidate.getMetadata().getResourceVersion();
+        String b = known.getMetadata().getResourceVersion();
+        try {
+            return Long.parseLong(a) >= Long.parseLong(b);
+        } catch (NumberFormatException | NullPointerException notNumbers) {
+            return true;
+        }
+    }
+
+    private final class Events implements Watcher<Node> {
+        @Override
+        public void eventReceived(Action action, Node resource) {
+            synchronized (NodeView.this) {
+                if (events != this) {
+                    return;
+                }
+                switch (action) {
+                    case ADDED, MODIFIED -> {
+                        if (resource != null && nodeName.equals(resource.getMetadata().getName()) && isNewer(resource, node)) {
+                            node = resource;
+                        }
+                        lastSeen = timing.nanoTime();
+                    }
+                    case DELETED -> {
+                        node = null;
+                        valid = false;
+                    }
+                    case BOOKMARK -> lastSeen = timing.nanoTime();
+                    default -> valid = false;
+                }
+            }
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {
+            // e.g. 410 Gone: the resourceVersion is too old; the next cycle reads the node and watches again
+            LOG.info("node {}: watch ended ({}); will read the node again", nodeName, cause.getMessage());
+            ended();
+        }
+
+        @Override
+        public void onClose() {
+            ended();
+        }
+
+        private void ended() {
+            synchronized (NodeView.this) {
+                if (events == this) {
+                    watch = null;
+                    events = null;
+                    valid = false;
+                }
+            }
+        }
+    }
+}

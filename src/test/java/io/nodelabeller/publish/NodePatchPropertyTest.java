@@ -1,0 +1,202 @@
+package io.nodelabeller.publish;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Random nodes (labels, ownership annotation, other annotations, absent or empty maps) and random desired sets:
+ * the patch, applied with RFC 6902 semantics by an independent applier below, yields exactly the desired
+ * labels, never touches a key it neither owns nor wants, and a second computation finds nothing to do.
+ */
+class NodePatchPropertyTest {
+
+    static final String[] PREFIXES = {"", "feature.node.kubernetes.io/", "nvidia.com/", "team.example.com/", "we~ird/"};
+    static final String[] NAMES = {"a", "b", "gpu.count", "cpu-model.id", "x_y", "z"};
+    static final String[] VALUES = {"", "true", "1", "Intel", "NVIDIA-A100"};
+    static final String ANNOTATION = NodePatch.MANAGED_ANNOTATION;
+
+    @Test
+    void patchesReachTheDesiredStateAndTouchOnlyOwnedOrDesiredKeys() {
+        Random random = new Random(20261122L);
+        for (int i = 0; i < 5000; i++) {
+            check(random, i);
+        }
+    }
+
+    private static void check(Random random, int caseNo) {
+        Map<String, String> labels = randomMap(random, random.nextInt(4) == 0 ? 0 : random.nextInt(10));
+        if (labels.isEmpty() && random.nextBoolean()) {
+            labels = null; // absent map (the API server stores no empty map)
+        }
+        Set<String> ownedKeys = new TreeSet<>();
+        int owned = random.nextInt(6);
+        for (int i = 0; i < owned; i++) {
+            // owned keys are mostly on the node, sometimes not (removed by someone else)
+            if (labels != null && !labels.isEmpty() && random.nextInt(4) != 0) {
+                ownedKeys.add(new ArrayList<>(labels.keySet()).get(random.nextInt(labels.size())));
+            } else {
+                ownedKeys.add(randomKey(random));
+            }
+        }
+        Map<String, String> annotations = new LinkedHashMap<>();
+        if (random.nextBoolean()) {
+            annotations.put("note.example.com/comment", "café é");
+        }
+        if (!ownedKeys.isEmpty() || random.nextInt(5) == 0) {
+            // sloppy formatting on purpose: spaces, empty entries, any order
+            List<String> parts = new ArrayList<>(ownedKeys);
+            Collections.shuffle(parts, random);
+            String sep = random.nextBoolean() ? "," : " , ";
+            annotations.put(ANNOTATION, String.join(sep, parts) + (random.nextBoolean() ? "," : ""));
+        }
+        Map<String, String> annotationsIn = annotations.isEmpty() && random.nextBoolean() ? null : annotations;
+        SortedMap<String, String> desired = new TreeMap<>(randomMap(random, random.nextInt(8)));
+        if (labels != null && !labels.isEmpty() && random.nextBoolean()) {
+            // a desired key that is already there, owned or not, same or other value
+            String k = new ArrayList<>(labels.keySet()).get(random.nextInt(labels.size()));
+            desired.put(k, random.nextBoolean() ? labels.get(k) : VALUES[random.nextInt(VALUES.length)]);
+        }
+
+        String context = "case " + caseNo + ": labels=" + labels + " annotations=" + annotationsIn + " desired=" + desired;
+        List<NodePatch.Op> ops = NodePatch.compute(labels, annotationsIn, "42", desired);
+
+        // the API server stores no empty map: an empty map as the client shows it is an absent one
+        Map<String, Object> metadata = new HashMap<>();
+        if (labels != null && !labels.isEmpty()) {
+            metadata.put("labels", new HashMap<>(labels));
+        }
+        if (annotationsIn != null && !annotationsIn.isEmpty()) {
+            metadata.put("annotations", new HashMap<>(annotationsIn));
+        }
+        metadata.put("resourceVersion", "42");
+        apply(metadata, ops, context);
+
+        Set<String> before = labels == null ? Set.of() : labels.keySet();
+        for (NodePatch.Op op : ops) {
+            if (op.path().startsWith("/metadata/labels/")) {
+                String key = unescape(op.path().substring("/metadata/labels/".length()));
+                assertTrue(NodePatch.owned(annotationsIn).contains(key) || desired.containsKey(key),
+                        context + ": touches " + key + " which is neither owned nor desired");
+            }
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, String> after = (Map<String, String>) metadata.getOrDefault("labels", Map.of());
+        for (String k : before) {
+            if (!desired.containsKey(k) && !NodePatch.owned(annotationsIn).contains(k)) {
+                assertEquals(labels.get(k), after.get(k), context + ": foreign " + k + " changed");
+            } else if (!desired.containsKey(k)) {
+                assertFalse(after.containsKey(k), context + ": owned " + k + " not removed");
+            }
+        }
+        desired.forEach((k, v) -> assertEquals(v, after.get(k), context + ": desired " + k));
+        for (String k : after.keySet()) {
+            assertTrue(desired.containsKey(k) || before.contains(k), context + ": unexpected " + k);
+        }
+
+        @SuppressWarnings("unchecked")
+        Map<String, String> annotationsAfter = (Map<String, String>) metadata.getOrDefault("annotations", Map.of());
+        if (desired.isEmpty()) {
+            assertNull(annotationsAfter.get(ANNOTATION), context);
+        } else {
+            assertEquals(String.join(",", desired.keySet()), annotationsAfter.get(ANNOTATION), context);
+        }
+        if (annotationsIn != null && annotationsIn.containsKey("note.example.com/comment")) {
+            assertEquals("café é", annotationsAfter.get("note.example.com/comment"), context);
+        }
+        boolean pinned = ops.stream().anyMatch(op -> op.path().equals("/metadata/resourceVersion"));
+        boolean createsMap = ops.stream().anyMatch(op -> op.path().equals("/metadata/labels") || op.path().equals("/metadata/annotations"));
+        assertEquals(createsMap, pinned, context + ": a map is created exactly when the resourceVersion is pinned");
+
+        // converged: computing again on the result finds nothing to do
+        @SuppressWarnings("unchecked")
+        Map<String, String> a = (Map<String, String>) metadata.get("annotations");
+        @SuppressWarnings("unchecked")
+        Map<String, String> l = (Map<String, String>) metadata.get("labels");
+        assertEquals(List.of(), NodePatch.compute(l, a, "43", desired), context + ": not converged");
+    }
+
+    /** RFC 6902 add/replace/remove on the metadata object; fails like an API server would (422). */
+    @SuppressWarnings("unchecked")
+    static void apply(Map<String, Object> metadata, List<NodePatch.Op> ops, String context) {
+        for (NodePatch.Op op : ops) {
+            String[] parts = op.path().split("/", -1);
+            if (parts.length < 3 || !parts[0].isEmpty() || !parts[1].equals("metadata")) {
+                fail(context + ": bad path " + op.path());
+            }
+            Map<String, Object> target = metadata;
+            String member = unescape(parts[2]);
+            if (parts.length == 4) {
+                Object parent = metadata.get(member);
+                if (!(parent instanceof Map)) {
+                    fail(context + ": " + op + " on a missing map (the API server answers 422)");
+                }
+                target = (Map<String, Object>) parent;
+                member = unescape(parts[3]);
+            } else if (parts.length > 4) {
+                fail(context + ": bad path " + op.path());
+            }
+            switch (op.op()) {
+                case "add" -> target.put(member, op.value() instanceof Map ? new HashMap<>((Map<String, Object>) op.value()) : op.value());
+                case "replace", "remove" -> {
+                    if (!target.containsKey(member)) {
+                        fail(context + ": " + op + " of a missing member");
+                    }
+                    if (op.op().equals("replace")) {
+                        target.put(member, op.value());
+                    } else {
+                        target.remove(member);
+                    }
+                }
+                default -> fail(context + ": unexpected op " + op);
+            }
+        }
+    }
+
+    static String unescape(String token) {
+        return token.replace("~1", "/").replace("~0", "~");
+    }
+
+    static String randomKey(Random random) {
+        return PREFIXES[random.nextInt(PREFIXES.length)] + NAMES[random.nextInt(NAMES.length)];
+    }
+
+    static Map<String, String> randomMap(Random random, int n) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            m.put(randomKey(random), VALUES[random.nextInt(VALUES.length)]);
+        }
+        return m;
+    }
+
+    @Test
+    void escapesTildeBeforeSlash() {
+        assertEquals("a~0b~1c", NodePatch.escape("a~b/c"));
+        assertEquals("~01", NodePatch.escape("~1"));
+        assertEquals("/metadata/annotations/node-labeller.io~1managed-labels", NodePatch.annotationPath());
+    }
+
+    @Test
+    void nothingToDoGivesNoOperations() {
+        Map<String, String> labels = Map.of("kubernetes.io/hostname", "n", "nvidia.com/gpu.present", "true");
+        Map<String, String> annotations = Map.of(ANNOTATION, "nvidia.com/gpu.present");
+        assertEquals(List.of(), NodePatch.compute(labels, annotations, "7", new TreeMap<>(Map.of("nvidia.com/gpu.present", "true"))));
+        assertEquals(List.of(), NodePatch.compute(null, null, "7", new TreeMap<>()));
+    }
+}

@@ -1,0 +1,263 @@
+package io.nodelabeller.publish;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * End to end against fabric8's mock API server in CRUD mode (it applies JSON Patches and serves WebSocket
+ * watches): what lands on the node, and how many requests each publish costs, counted at the server.
+ */
+class NodePublisherMockServerTest {
+
+    static final String NODE = "worker-1";
+    static final String ANNOTATION = NodePatch.MANAGED_ANNOTATION;
+
+    KubernetesMockServer server;
+    KubernetesClient admin;
+    KubernetesClient client;
+    List<NodePublisher> publishers = new ArrayList<>();
+
+    @BeforeEach
+    void start(@TempDir Path dir) throws Exception {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        admin = server.createClient();
+        Path kubeconfig = TestKubeconfig.write(dir, server.url("/"));
+        client = KubernetesClients.create(kubeconfig, Duration.ofSeconds(5));
+    }
+
+    @AfterEach
+    void stop() {
+        publishers.forEach(NodePublisher::close);
+        client.close();
+        admin.close();
+        server.destroy();
+    }
+
+    NodePublisher publisher() {
+        NodePublisher p = new NodePublisher(client, NODE, NodePublisher.Settings.defaults(), PublishEvents.NONE);
+        publishers.add(p);
+        return p;
+    }
+
+    void createNode(Map<String, String> labels, Map<String, String> annotations) {
+        admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).withLabels(labels)
+                .withAnnotations(annotations).endMetadata().build()).create();
+        drainRequests();
+    }
+
+    static LabelSet labels(String... kv) {
+        Map<String, Label> out = new TreeMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            out.put(kv[i], Label.of(kv[i], kv[i + 1], "test", "test"));
+        }
+        return new LabelSet(new TreeMap<>(out), List.of());
+    }
+
+    Node node() {
+        Node n = admin.nodes().withName(NODE).get();
+        drainRequests();
+        return n;
+    }
+
+    /** The requests the server received since the last call, as "METHOD path". */
+    List<String> drainRequests() {
+        List<String> out = new ArrayList<>();
+        try {
+            RecordedRequest r;
+            while ((r = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+                out.add(r.getMethod() + " " + r.getPath());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return out;
+    }
+
+    /** Waits (bounded) until the publisher's watch has delivered a node matching {@code p}. */
+    static void awaitView(NodePublisher publisher, Predicate<Node> p) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            Node n = publisher.viewed();
+            if (n != null && p.test(n)) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("the watch did not deliver the change");
+    }
+
+    static Map<String, String> foreign() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("kubernetes.io/hostname", NODE);
+        m.put("team.example.com/owner", "ops");
+        return m;
+    }
+
+    @Test
+    void addsOwnsRemovesRestoresAndSendsNothingAtRest() throws Exception {
+        createNode(foreign(), Map.of("note.example.com/comment", "café — Zürich é"));
+        NodePublisher publisher = publisher();
+
+        assertTrue(publisher.publish(labels("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel",
+                "nvidia.com/gpu.present", "true")));
+        List<String> first = drainRequests();
+        assertEquals(3, first.size(), "GET, watch, PATCH: " + first);
+        assertEquals(1, first.stream().filter(r -> r.startsWith("PATCH")).count(), first.toString());
+
+        Node n = node();
+        assertEquals("Intel", n.getMetadata().getLabels().get("feature.node.kubernetes.io/cpu-model.vendor_id"));
+        assertEquals("true", n.getMetadata().getLabels().get("nvidia.com/gpu.present"));
+        assertEquals("ops", n.getMetadata().getLabels().get("team.example.com/owner"));
+        assertEquals(NODE, n.getMetadata().getLabels().get("kubernetes.io/hostname"));
+        assertEquals("feature.node.kubernetes.io/cpu-model.vendor_id,nvidia.com/gpu.present",
+                n.getMetadata().getAnnotations().get(ANNOTATION));
+        assertEquals("café — Zürich é", n.getMetadata().getAnnotations().get("note.example.com/comment"));
+
+        // steady state: nothing to change → not one request
+        for (int i = 0; i < 5; i++) {
+            assertFalse(publisher.publish(labels("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel",
+                    "nvidia.com/gpu.present", "true")));
+        }
+        assertEquals(List.of(), drainRequests());
+
+        // someone else changes an owned label: the watch shows it, the next publish restores it
+        admin.nodes().withName(NODE).edit(x -> new NodeBuilder(x).editMetadata()
+                .addToLabels("nvidia.com/gpu.present", "false").endMetadata().build());
+        drainRequests();
+        awaitView(publisher, x -> "false".equals(x.getMetadata().getLabels().get("nvidia.com/gpu.present")));
+        assertTrue(publisher.publish(labels("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel",
+                "nvidia.com/gpu.present", "true")));
+        List<String> restore = drainRequests();
+        assertEquals(1, restore.size(), "one PATCH, no GET: " + restore);
+        assertTrue(restore.get(0).startsWith("PATCH /api/v1/nodes/" + NODE), restore.toString());
+        assertEquals("true", node().getMetadata().getLabels().get("nvidia.com/gpu.present"));
+
+        // a label no longer desired is removed, foreign ones stay
+        assertTrue(publisher.publish(labels("nvidia.com/gpu.present", "true")));
+        n = node();
+        assertNull(n.getMetadata().getLabels().get("feature.node.kubernetes.io/cpu-model.vendor_id"));
+        assertEquals("true", n.getMetadata().getLabels().get("nvidia.com/gpu.present"));
+        assertEquals(foreign().get("team.example.com/owner"), n.getMetadata().getLabels().get("team.example.com/owner"));
+        assertEquals(NODE, n.getMetadata().getLabels().get("kubernetes.io/hostname"));
+        assertEquals("nvidia.com/gpu.present", n.getMetadata().getAnnotations().get(ANNOTATION));
+        assertEquals("café — Zürich é", n.getMetadata().getAnnotations().get("note.example.com/comment"));
+    }
+
+    @Test
+    void restartWithTheSameLabelsRemovesNothingAndWritesNothing() throws Exception {
+        createNode(foreign(), Map.of("note.example.com/comment", "é"));
+        LabelSet desired = labels("feature.node.kubernetes.io/kernel-version.major", "6", "nvidia.com/gpu.count", "8");
+        NodePublisher first = publisher();
+        assertTrue(first.publish(desired));
+        first.close();
+        Node before = node();
+        drainRequests();
+
+        NodePublisher second = publisher();
+        assertFalse(second.publish(desired));
+        List<String> requests = drainRequests();
+        assertEquals(2, requests.size(), "one GET and one watch: " + requests);
+        assertTrue(requests.stream().noneMatch(r -> r.startsWith("PATCH")), requests.toString());
+        assertEquals(before.getMetadata().getLabels(), node().getMetadata().getLabels());
+        assertFalse(second.publish(desired));
+        assertEquals(List.of(), drainRequests());
+    }
+
+    @Test
+    void aWatchSilentForTwiceItsTimeoutIsNotTrustedAndTheNodeIsReadAgain() throws Exception {
+        createNode(foreign(), Map.of());
+        FakeTiming timing = new FakeTiming();
+        NodePublisher publisher = new NodePublisher(client, NODE,
+                NodePublisher.Settings.defaults().withTiming(timing, new Random(1)), PublishEvents.NONE);
+        publishers.add(publisher);
+        LabelSet desired = labels("nvidia.com/gpu.present", "true");
+        assertTrue(publisher.publish(desired));
+        drainRequests();
+        timing.sleep(Duration.ofMinutes(119));
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of(), drainRequests());
+        timing.sleep(Duration.ofMinutes(2));
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of("GET /api/v1/nodes/" + NODE), drainRequests(), "one read, the watch is still open");
+        assertFalse(publisher.publish(desired));
+        assertEquals(List.of(), drainRequests());
+    }
+
+    @Test
+    void aNodeWithoutLabelsOrAnnotationsGetsBothMapsCreated() throws Exception {
+        admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+        drainRequests();
+        NodePublisher publisher = publisher();
+        assertTrue(publisher.publish(labels("nvidia.com/gpu.present", "true")));
+        Node n = node();
+        assertEquals(Map.of("nvidia.com/gpu.present", "true"), n.getMetadata().getLabels());
+        assertEquals(Map.of(ANNOTATION, "nvidia.com/gpu.present"), n.getMetadata().getAnnotations());
+    }
+
+    @Test
+    void aForeignLabelWithADesiredKeyIsTakenOver() throws Exception {
+        Map<String, String> labels = foreign();
+        labels.put("nvidia.com/gpu.product", "old");
+        createNode(labels, Map.of());
+        NodePublisher publisher = publisher();
+        assertTrue(publisher.publish(labels("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB")));
+        Node n = node();
+        assertEquals("NVIDIA-A100-SXM4-40GB", n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
+        assertEquals("nvidia.com/gpu.product", n.getMetadata().getAnnotations().get(ANNOTATION));
+        // owned from now on: removed when no longer desired
+        assertTrue(publisher.publish(labels()));
+        n = node();
+        assertNull(n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
+        assertEquals("ops", n.getMetadata().getLabels().get("team.example.com/owner"));
+    }
+
+    @Test
+    void pruneRemovesOwnedLabelsAndTheAnnotationOnly() throws Exception {
+        createNode(foreign(), Map.of("note.example.com/comment", "é"));
+        NodePublisher publisher = publisher();
+        assertTrue(publisher.publish(labels("nvidia.com/gpu.present", "true", "feature.node.kubernetes.io/a", "b")));
+        // the publisher stays open: the mock server stalls writing a watch event to a watch closed just before
+
+        NodePruner pruner = new NodePruner(client, NODE, NodePublisher.Settings.defaults(), PublishEvents.NONE);
+        drainRequests();
+        assertEquals(2, pruner.prune());
+        assertEquals(List.of("GET /api/v1/nodes/" + NODE, "PATCH /api/v1/nodes/" + NODE), drainRequests());
+        Node n = node();
+        assertEquals(foreign(), n.getMetadata().getLabels());
+        assertEquals(Map.of("note.example.com/comment", "é"), n.getMetadata().getAnnotations());
+        assertEquals(0, pruner.prune());
+        List<String> requests = drainRequests();
+        assertEquals(1, requests.size(), "a second prune only reads: " + requests);
+    }
+}
