@@ -12,6 +12,11 @@ public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publi
     /** Top-level keys, in the order they are documented. */
     static final String[] KEYS = {"core", "sources", "publish", "daemon"};
 
+    /** This config with other {@code sources}. */
+    public Config withSources(SourcesConfig newSources) {
+        return new Config(core, newSources, publish, daemon);
+    }
+
     static Config read(Node root) {
         root.object(KEYS);
         return new Config(

@@ -20,6 +20,8 @@ public final class Labelers {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelLabeler());
+        CATALOG.put("custom", (c, o) -> new io.nodelabeller.label.rules.CustomLabeler(c.sources().custom()));
+        CATALOG.put("local", (c, o) -> new io.nodelabeller.label.nfd.LocalLabeler());
     }
 
     private Labelers() {

@@ -20,6 +20,7 @@ public final class Sources {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
+        CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC()));
     }
 
     private Sources() {
