@@ -44,8 +44,10 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
             n.child("sleepInterval").problem("expected 0 (discover once) or at least 1s, got " + sleep);
             sleep = DEFAULT.sleepInterval();
         }
-        Pattern whitelist = n.child("labelWhiteList").parsed(null, "a regular expression", text ->
-                text.isEmpty() ? null : Pattern.compile(text));
+        // "" means every label (NFD's default), so it is not handed to the parser, which treats null as invalid
+        Node wl = n.child("labelWhiteList");
+        Pattern whitelist = wl.json().isTextual() && wl.json().asText().isEmpty() ? null
+                : wl.parsed(null, "a regular expression", Pattern::compile);
         List<String> labelSources = n.child("labelSources").strings(DEFAULT.labelSources());
         // NFD: the deprecated core.sources, when present, replaces labelSources
         labelSources = n.child("sources").strings(labelSources);

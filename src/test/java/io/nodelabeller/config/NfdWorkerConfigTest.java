@@ -115,6 +115,9 @@ class NfdWorkerConfigTest {
         assertEquals(Config.DEFAULT.sources(), ConfigLoader.parse("c", "sources: {local: {}, custom: []}").sources());
         assertEquals(Config.DEFAULT.sources(), ConfigLoader.parse("c", "sources: {local: null, custom: null}").sources());
         assertNull(ConfigLoader.parse("c", "core: {klog: {}}").core().labelWhiteList());
+        assertNull(ConfigLoader.parse("c", "core: {labelWhiteList: \"\"}").core().labelWhiteList(), "\"\" = every label");
+        assertEquals(List.of("c: core.labelWhiteList: expected a string, got a list"), assertThrows(ConfigException.class,
+                () -> ConfigLoader.parse("c", "core: {labelWhiteList: [a]}")).problems());
     }
 
     @Test
@@ -175,5 +178,13 @@ class NfdWorkerConfigTest {
                 "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2'",
                 "w.conf: sources.kernel.configOpts[1]: expected a kernel config option name such as NO_HZ, got 'CONFIG X'",
                 "w.conf: sources.custom: expected a list, got a mapping"), e.problems());
+    }
+
+    @Test
+    void theExampleConfigIsValid() throws Exception {
+        Config c = ConfigLoader.parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
+        assertEquals(List.of("mellanox nic with sr-iov", "nvidia kernel modules"),
+                c.sources().custom().stream().map(io.nodelabeller.config.rules.Rule::name).toList());
+        assertEquals(Config.DEFAULT.core().ownerRefs(), c.core().ownerRefs());
     }
 }
