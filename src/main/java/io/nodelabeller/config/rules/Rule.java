@@ -9,7 +9,7 @@ import java.util.Map;
  * One custom rule in NFD's language (the subset NFD's worker accepts: no annotations, taints or extended
  * resources). A rule with neither {@code matchFeatures} nor {@code matchAny} always matches.
  *
- * @param name           the rule's name (shown by explain and in warnings)
+ * @param name           the rule's name (shown by explain and in warnings), or its place in the config when unnamed
  * @param labels         static labels; a value {@code @<domain>.<feature>.<element>} is read from an attribute
  * @param labelsTemplate template whose output lines are {@code key=value} labels, or null
  * @param vars           like labels, but only fed to later rules as {@code rule.matched}

@@ -57,9 +57,10 @@ public final class RuleReader {
         if (!n.object(allowed)) {
             return null;
         }
+        // NFD does not require a name; a rule without one is called by its place in the config
         String name = n.child("name").string(null);
         if (name == null || name.isBlank()) {
-            n.child("name").problem("expected the rule's name (a non-empty string)");
+            name = n.path().startsWith("[") ? n.file() + n.path() : n.path();
         }
         Map<String, String> labels = values(n.child("labels"));
         Map<String, String> vars = values(n.child("vars"));
@@ -79,7 +80,7 @@ public final class RuleReader {
                 matchAny.add(terms(alt.child("matchFeatures")));
             }
         }
-        return new Rule(name == null ? "" : name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny);
+        return new Rule(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny);
     }
 
     /** A mapping of names to scalar values; {@code @domain.feature.element} values are checked for shape. */
@@ -87,11 +88,12 @@ public final class RuleReader {
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, Node> e : n.entries().entrySet()) {
             Node v = e.getValue();
-            if (v.isMissing() || !v.json().isValueNode()) {
+            if (!v.isMissing() && !v.json().isValueNode()) {
                 v.problem("expected a string value");
                 continue;
             }
-            String value = v.json().asText();
+            // like NFD (Go's JSON decoding), a null value is the empty string
+            String value = v.isMissing() ? "" : v.json().asText();
             if (value.startsWith("@") && value.substring(1).split("\\.", 3).length != 3) {
                 v.problem("expected @<domain>.<feature>.<element> (a reference to an attribute), got '" + value + "'");
                 continue;

@@ -61,6 +61,13 @@ class RuleReaderTest {
     }
 
     @Test
+    void aRuleWithoutANameIsCalledByItsPlace() throws Exception {
+        List<Rule> rules = custom("- {labels: {a: \"1\", empty: }}\n- {name: \"\", labels: {b: \"2\"}}\n");
+        assertEquals(List.of("sources.custom[0]", "sources.custom[1]"), rules.stream().map(Rule::name).toList());
+        assertEquals(Map.of("a", "1", "empty", ""), rules.get(0).labels());
+    }
+
+    @Test
     void termWithoutExpressionsKeepsThemAbsent() throws Exception {
         FeatureTerm t = custom("- {name: x, matchFeatures: [{feature: pci.device}]}").get(0).matchFeatures().get(0);
         assertNull(t.matchExpressions());
@@ -70,7 +77,7 @@ class RuleReaderTest {
     @Test
     void everyRuleProblemHasItsExactKeyPath() {
         assertEquals(List.of(
-                "c.yaml: sources.custom[0].name: expected the rule's name (a non-empty string)",
+                "c.yaml: sources.custom[0].name: expected a string, got a list",
                 "c.yaml: sources.custom[1].annotations: not supported in custom rules (only in NodeFeatureRule objects, "
                         + "as in NFD's worker)",
                 "c.yaml: sources.custom[1].matchFeature: unknown key (expected one of: name, labels, labelsTemplate, vars, "
@@ -100,7 +107,7 @@ class RuleReaderTest {
                         + Template.SUBSET,
                 "c.yaml: sources.custom[4]: expected a rule (a mapping with name, labels, matchFeatures, ...), got null"),
                 problems("""
-                        - labels: {a: "1"}
+                        - {name: [a], labels: {a: "1"}}
                         - name: nfr-only
                           annotations: {a: b}
                           matchFeature: []
