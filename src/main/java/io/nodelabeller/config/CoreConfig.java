@@ -34,6 +34,11 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
     public static final CoreConfig DEFAULT = new CoreConfig(Duration.ofSeconds(60), List.of("all"), List.of("all"),
             null, List.of(), List.of(), false, List.of("pod", "ds"), List.of(), DEFAULT_CUSTOM_RULES_DIR);
 
+    /** A DNS subdomain, optionally "*." or "*" in front for a suffix match (NFD's -deny-label-ns syntax). */
+    private static final Pattern NAMESPACE =
+            Pattern.compile("(\\*\\.?)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final String NAMESPACE_EXPECTED = "a label namespace such as example.com, or *.example.com for its subdomains";
+
     private static final Pattern FEATURE_PATTERN = Pattern.compile("\\*|[a-z0-9][-a-z0-9_]*(\\.\\*|\\.[^\\s*]+\\*?)?");
 
     static CoreConfig read(Node n) {
@@ -60,8 +65,8 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
                 n.child("featureSources").strings(DEFAULT.featureSources()),
                 labelSources,
                 whitelist,
-                n.child("extraLabelNs").strings(List.of()),
-                n.child("denyLabelNs").strings(List.of()),
+                Checks.matching(n.child("extraLabelNs"), List.of(), NAMESPACE, NAMESPACE_EXPECTED),
+                Checks.matching(n.child("denyLabelNs"), List.of(), NAMESPACE, NAMESPACE_EXPECTED),
                 n.child("noPublish").bool(DEFAULT.noPublish()),
                 ownerRefs,
                 noPublishFeatures(n.child("noPublishFeatures")),

@@ -136,6 +136,8 @@ class NfdWorkerConfigTest {
                     logDir: [a]
                     colour: true
                   customRulesDir: {}
+                  extraLabelNs: [special.kubernetes.io, "Bad_NS"]
+                  denyLabelNs: ["*.example.com", "*example.org", "a..b"]
                 sources:
                   local: {path: /x}
                   pci:
@@ -162,6 +164,10 @@ class NfdWorkerConfigTest {
                 "w.conf: core.klog.logDir: expected a string, got a list",
                 "w.conf: core.klog.v: expected an integer, got a string 'high'",
                 "w.conf: core.klog.stderrthreshold: expected 0..3 or INFO, WARNING, ERROR, FATAL, got 'LOUD'",
+                "w.conf: core.extraLabelNs[1]: expected a label namespace such as example.com, or *.example.com for "
+                        + "its subdomains, got 'Bad_NS'",
+                "w.conf: core.denyLabelNs[2]: expected a label namespace such as example.com, or *.example.com for "
+                        + "its subdomains, got 'a..b'",
                 "w.conf: core.noPublish: expected true or false, got a string 'yes'",
                 "w.conf: core.noPublishFeatures[0]: expected <source>.<feature>, or a prefix ending in * (such as usb.*), "
                         + "got 'pci device'",
