@@ -192,6 +192,20 @@ class RuleReaderTest {
     }
 
     @Test
+    void aConfigMapMountedAsCustomDIsReadOnce() throws Exception {
+        // what the kubelet makes of a ConfigMap volume: a hidden timestamped directory, a hidden ..data link to
+        // it, and one visible link per key
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Path real = Files.createDirectories(dir.resolve("..2026_11_22_09_00_00.123"));
+        Files.writeString(real.resolve("gpu.yaml"), "- {name: from-configmap, labels: {g: \"1\"}}\n");
+        Files.createSymbolicLink(dir.resolve("..data"), real.getFileName());
+        Files.createSymbolicLink(dir.resolve("gpu.yaml"), Path.of("..data/gpu.yaml"));
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n");
+        assertEquals(List.of("from-configmap"), ConfigLoader.load(cfg).sources().custom().stream().map(Rule::name).toList());
+    }
+
+    @Test
     void missingOrDisabledDirectoryGivesNoRules() throws Exception {
         Path cfg = tmp.resolve("c.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: " + tmp.resolve("nope") + "\n");
