@@ -20,7 +20,8 @@ public final class Sources {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
-        CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC()));
+        CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC(),
+                c.publish().featuresFile()));
     }
 
     private Sources() {

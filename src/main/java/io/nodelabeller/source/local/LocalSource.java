@@ -18,6 +18,9 @@ import java.util.Map;
  * host. Every non-hidden regular file of at most 64 KiB is read, in name order, later files overriding earlier
  * keys. Features {@code local.label} (keys that become labels) and {@code local.feature} (all keys not marked
  * {@code # +no-feature}). The file format is in {@link FeatureFile}.
+ *
+ * <p>The file node-labeller itself writes there ({@code publish.featuresFile}) is not read back: its labels
+ * would otherwise come back as local labels and outlive the features that produced them.
  */
 public final class LocalSource implements Source {
 
@@ -26,9 +29,15 @@ public final class LocalSource implements Source {
     public static final long MAX_FILE_BYTES = 64 * 1024;
 
     private final Clock clock;
+    private final String ownOutput;
 
-    public LocalSource(Clock clock) {
+    /**
+     * @param clock     decides which {@code # +expiry-time} entries have passed
+     * @param ownOutput host path of the features file node-labeller publishes to ("" when none), skipped
+     */
+    public LocalSource(Clock clock, String ownOutput) {
         this.clock = clock;
+        this.ownOutput = ownOutput == null || ownOutput.isEmpty() ? "" : Path.of(ownOutput).normalize().toString();
     }
 
     @Override
@@ -52,7 +61,7 @@ public final class LocalSource implements Source {
             }
             String hostPath = DIR + "/" + name;
             Path file = host.path(hostPath);
-            if (!Files.isRegularFile(file)) {
+            if (hostPath.equals(ownOutput) || !Files.isRegularFile(file)) {
                 continue;
             }
             String text;

@@ -34,7 +34,7 @@ class LocalSourceTest {
     private final List<String> warnings = new ArrayList<>();
 
     private Features discover(Path root) throws Exception {
-        return new LocalSource(NOW).discover(new HostFs(root), warnings::add);
+        return new LocalSource(NOW, "").discover(new HostFs(root), warnings::add);
     }
 
     private Map<String, String> parse(String text) {
@@ -200,5 +200,17 @@ class LocalSourceTest {
         Features f = discover(tmp);
         assertEquals(Map.of("k", "second", "only-here", "1"), f.attributes("local.label"));
         assertEquals(Map.of("k", "second", "only-here", "feature"), f.attributes("local.feature"));
+    }
+
+    @Test
+    void theFileNodeLabellerPublishesIsNotReadBack() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve(DIR));
+        Files.writeString(dir.resolve("node-labeller"), "feature.node.kubernetes.io/pci-0300_10de.present=true\n");
+        Files.writeString(dir.resolve("operator"), "pool=a\n");
+        HostFs host = new HostFs(tmp);
+        Features f = new LocalSource(NOW, "/" + DIR + "/node-labeller").discover(host, warnings::add);
+        assertEquals(Map.of("pool", "a"), f.attributes("local.label"));
+        Features all = new LocalSource(NOW, "/var/lib/other").discover(host, warnings::add);
+        assertEquals(2, all.attributes("local.label").size());
     }
 }
