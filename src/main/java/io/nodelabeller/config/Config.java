@@ -18,6 +18,11 @@ public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publi
         return new Config(core, sources, publish, daemon, dp);
     }
 
+    /** This config with other {@code sources}. */
+    public Config withSources(SourcesConfig newSources) {
+        return new Config(core, newSources, publish, daemon, devicePlugin);
+    }
+
     static Config read(Node root) {
         root.object(KEYS);
         return new Config(

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.nodelabeller.config.rules.Rule;
+import io.nodelabeller.config.rules.RuleFiles;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,12 +22,20 @@ public final class ConfigLoader {
     private ConfigLoader() {
     }
 
-    /** The config in {@code file}, or the defaults when {@code file} is null. */
+    /**
+     * The config in {@code file}, or the defaults when {@code file} is null, plus the rule files of
+     * {@code core.customRulesDir}. Problems of the file and of the rule files are reported together.
+     */
     public static Config load(Path file) throws ConfigException {
-        if (file == null) {
-            return Config.DEFAULT;
+        List<String> problems = new ArrayList<>();
+        Config config = file == null ? Config.DEFAULT
+                : Config.read(Node.root(file.toString(), readTree(file.toString(), readText(file)), problems));
+        String dir = config.core().customRulesDir();
+        List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems);
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
         }
-        return parse(file.toString(), read(file));
+        return dirRules.isEmpty() ? config : config.withSources(config.sources().withMoreRules(dirRules));
     }
 
     /**
@@ -47,17 +57,7 @@ public final class ConfigLoader {
 
     /** The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it). */
     public static DevicePluginConfig loadDevicePlugin(Path file) throws ConfigException {
-        return parseDevicePlugin(file.toString(), read(file));
-    }
-
-    private static String read(Path file) throws ConfigException {
-        try {
-            return Files.readString(file);
-        } catch (NoSuchFileException e) {
-            throw new ConfigException(file + ": file not found");
-        } catch (IOException e) {
-            throw new ConfigException(file + ": cannot read: " + e.getMessage());
-        }
+        return parseDevicePlugin(file.toString(), readText(file));
     }
 
     /** Parses a device plugin config document; {@code name} is used in messages. */
@@ -71,7 +71,17 @@ public final class ConfigLoader {
         return dp;
     }
 
-    /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. */
+    private static String readText(Path file) throws ConfigException {
+        try {
+            return Files.readString(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(file + ": file not found");
+        } catch (IOException e) {
+            throw new ConfigException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. Reads no rule directory. */
     public static Config parse(String name, String text) throws ConfigException {
         JsonNode tree = readTree(name, text);
         List<String> problems = new ArrayList<>();

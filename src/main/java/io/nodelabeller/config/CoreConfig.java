@@ -1,40 +1,103 @@
 package io.nodelabeller.config;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * {@code core:} — NFD worker's core settings, plus the label namespace controls of SPEC §4.1.
+ * {@code core:} — NFD worker's core settings, plus the label namespace controls of SPEC §4.1. Every key of
+ * NFD's {@code core} is accepted; what each means for node-labeller is in the README ("NFD core keys").
  *
- * @param sleepInterval  time between cycles of {@code run}
- * @param featureSources which sources run ("all", names, "-name" removes one)
- * @param labelSources   which labelers run (same syntax)
- * @param labelWhiteList regexp matched (unanchored) against the label name after "/"; null = all
- * @param extraLabelNs   namespaces allowed although denied by default
- * @param denyLabelNs    namespaces denied in addition to the default ("*.example.com" for a suffix)
+ * @param sleepInterval     time between cycles of {@code run}
+ * @param featureSources    which sources run ("all", names, "-name" removes one)
+ * @param labelSources      which labelers run (same syntax); NFD's deprecated {@code sources} wins when given
+ * @param labelWhiteList    regexp matched (unanchored) against the label name after "/"; null = all
+ * @param extraLabelNs      namespaces allowed although denied by default
+ * @param denyLabelNs       namespaces denied in addition to the default ("*.example.com" for a suffix)
+ * @param noPublish         discover and label, but write nothing to Kubernetes (NFD's {@code noPublish})
+ * @param ownerRefs         owner references of the NodeFeature object, a subset of node, pod, ds
+ *                          ({@code noOwnerRefs: true} makes it empty)
+ * @param noPublishFeatures features left out of the NodeFeature object: "source.feature" or a prefix ending in "*"
+ * @param customRulesDir    directory of custom rule files (NFD's custom.d), on the agent's own file system; "" = none
  */
 public record CoreConfig(Duration sleepInterval, List<String> featureSources, List<String> labelSources,
-                         Pattern labelWhiteList, List<String> extraLabelNs, List<String> denyLabelNs) {
+                         Pattern labelWhiteList, List<String> extraLabelNs, List<String> denyLabelNs,
+                         boolean noPublish, List<String> ownerRefs, List<String> noPublishFeatures,
+                         String customRulesDir) {
+
+    public static final List<String> OWNER_REFS = List.of("node", "pod", "ds");
+    public static final String DEFAULT_CUSTOM_RULES_DIR = "/etc/kubernetes/node-feature-discovery/custom.d";
 
     public static final CoreConfig DEFAULT = new CoreConfig(Duration.ofSeconds(60), List.of("all"), List.of("all"),
-            null, List.of(), List.of());
+            null, List.of(), List.of(), false, List.of("pod", "ds"), List.of(), DEFAULT_CUSTOM_RULES_DIR);
+
+    /** A DNS subdomain, optionally "*." or "*" in front for a suffix match (NFD's -deny-label-ns syntax). */
+    private static final Pattern NAMESPACE =
+            Pattern.compile("(\\*\\.?)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final String NAMESPACE_EXPECTED = "a label namespace such as example.com, or *.example.com for its subdomains";
+
+    private static final Pattern FEATURE_PATTERN = Pattern.compile("\\*|[a-z0-9][-a-z0-9_]*(\\.\\*|\\.[^\\s*]+\\*?)?");
 
     static CoreConfig read(Node n) {
-        n.object("sleepInterval", "featureSources", "labelSources", "labelWhiteList", "extraLabelNs", "denyLabelNs");
+        n.object("sleepInterval", "featureSources", "labelSources", "sources", "labelWhiteList", "extraLabelNs",
+                "denyLabelNs", "noPublish", "ownerRefs", "noOwnerRefs", "noPublishFeatures", "klog", "customRulesDir");
         Duration sleep = n.child("sleepInterval").duration(DEFAULT.sleepInterval());
         if (sleep.isNegative() || (!sleep.isZero() && sleep.compareTo(Duration.ofSeconds(1)) < 0)) {
             n.child("sleepInterval").problem("expected 0 (discover once) or at least 1s, got " + sleep);
             sleep = DEFAULT.sleepInterval();
         }
-        String whitelistText = n.child("labelWhiteList").string("");
-        Pattern whitelist = whitelistText.isEmpty() ? null
-                : n.child("labelWhiteList").parsed(null, "a regular expression", Pattern::compile);
+        // "" means every label (NFD's default), so it is not handed to the parser, which treats null as invalid
+        Node wl = n.child("labelWhiteList");
+        Pattern whitelist = wl.json().isTextual() && wl.json().asText().isEmpty() ? null
+                : wl.parsed(null, "a regular expression", Pattern::compile);
+        List<String> labelSources = n.child("labelSources").strings(DEFAULT.labelSources());
+        // NFD: the deprecated core.sources, when present, replaces labelSources
+        labelSources = n.child("sources").strings(labelSources);
+        List<String> ownerRefs = ownerRefs(n.child("ownerRefs"));
+        if (n.child("noOwnerRefs").bool(false)) {
+            ownerRefs = List.of();
+        }
+        KlogConfig.check(n.child("klog"));
         return new CoreConfig(sleep,
                 n.child("featureSources").strings(DEFAULT.featureSources()),
-                n.child("labelSources").strings(DEFAULT.labelSources()),
+                labelSources,
                 whitelist,
-                n.child("extraLabelNs").strings(List.of()),
-                n.child("denyLabelNs").strings(List.of()));
+                Checks.matching(n.child("extraLabelNs"), List.of(), NAMESPACE, NAMESPACE_EXPECTED),
+                Checks.matching(n.child("denyLabelNs"), List.of(), NAMESPACE, NAMESPACE_EXPECTED),
+                n.child("noPublish").bool(DEFAULT.noPublish()),
+                ownerRefs,
+                noPublishFeatures(n.child("noPublishFeatures")),
+                n.child("customRulesDir").string(DEFAULT.customRulesDir()));
+    }
+
+    private static List<String> ownerRefs(Node n) {
+        List<String> refs = n.strings(DEFAULT.ownerRefs());
+        Set<String> seen = new HashSet<>();
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < refs.size(); i++) {
+            String r = refs.get(i);
+            if (!OWNER_REFS.contains(r)) {
+                n.element(i).problem("expected one of " + String.join(", ", OWNER_REFS) + ", got '" + r + "'");
+            } else if (!seen.add(r)) {
+                n.element(i).problem("'" + r + "' is listed twice");
+            } else {
+                out.add(r);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static List<String> noPublishFeatures(Node n) {
+        List<String> items = n.strings(List.of());
+        for (int i = 0; i < items.size(); i++) {
+            if (!FEATURE_PATTERN.matcher(items.get(i)).matches()) {
+                n.element(i).problem("expected <source>.<feature>, or a prefix ending in * (such as usb.*), got '"
+                        + items.get(i) + "'");
+            }
+        }
+        return items;
     }
 }

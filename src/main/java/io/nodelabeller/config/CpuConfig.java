@@ -13,7 +13,9 @@ public record CpuConfig(List<String> attributeBlacklist, List<String> attributeW
         n.object("cpuid");
         Node cpuid = n.child("cpuid");
         cpuid.object("attributeBlacklist", "attributeWhitelist");
-        return new CpuConfig(cpuid.child("attributeBlacklist").strings(DEFAULT.attributeBlacklist()),
-                cpuid.child("attributeWhitelist").strings(DEFAULT.attributeWhitelist()));
+        java.util.regex.Pattern name = java.util.regex.Pattern.compile("[A-Za-z0-9_.]+");
+        return new CpuConfig(
+                Checks.matching(cpuid.child("attributeBlacklist"), DEFAULT.attributeBlacklist(), name, "a CPUID flag name"),
+                Checks.matching(cpuid.child("attributeWhitelist"), DEFAULT.attributeWhitelist(), name, "a CPUID flag name"));
     }
 }

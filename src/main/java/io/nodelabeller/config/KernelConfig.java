@@ -10,6 +10,7 @@ public record KernelConfig(String kconfigFile, List<String> configOpts) {
     static KernelConfig read(Node n) {
         n.object("kconfigFile", "configOpts");
         return new KernelConfig(n.child("kconfigFile").string(DEFAULT.kconfigFile()),
-                n.child("configOpts").strings(DEFAULT.configOpts()));
+                Checks.matching(n.child("configOpts"), DEFAULT.configOpts(),
+                        java.util.regex.Pattern.compile("[A-Za-z0-9_]+"), "a kernel config option name such as NO_HZ"));
     }
 }

@@ -11,7 +11,8 @@ public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     static PciConfig read(Node n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new PciConfig(
-                n.child("deviceClassWhitelist").strings(DEFAULT.deviceClassWhitelist()),
-                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+                Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
+                        java.util.regex.Pattern.compile("[0-9a-fA-F]{1,4}"), "a PCI class prefix of 1 to 4 hex digits"),
+                Checks.oneOf(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }
 }

@@ -11,7 +11,8 @@ public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     static UsbConfig read(Node n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new UsbConfig(
-                n.child("deviceClassWhitelist").strings(DEFAULT.deviceClassWhitelist()),
-                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+                Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
+                        java.util.regex.Pattern.compile("[0-9a-fA-F]{1,2}"), "a USB class of 1 or 2 hex digits"),
+                Checks.oneOf(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }
 }

@@ -36,6 +36,8 @@ public final class Labelers {
         CATALOG.put("cpu", (c, o) -> new CpuLabeler(c.sources().cpu()));
         CATALOG.put("system", (c, o) -> new SystemLabeler());
         CATALOG.put("nvidia", (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp()));
+        CATALOG.put("custom", (c, o) -> new io.nodelabeller.label.rules.CustomLabeler(c.sources().custom()));
+        CATALOG.put("local", (c, o) -> new io.nodelabeller.label.nfd.LocalLabeler());
     }
 
     private Labelers() {

@@ -34,6 +34,8 @@ public final class Sources {
         CATALOG.put("network", (c, o) -> new NetworkSource());
         CATALOG.put("cpu", (c, o) -> new CpuSource());
         CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
+        CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC(),
+                c.publish().featuresFile()));
     }
 
     private Sources() {

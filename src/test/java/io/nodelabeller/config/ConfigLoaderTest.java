@@ -54,7 +54,8 @@ class ConfigLoaderTest {
         List<String> p = e.problems();
         assertEquals(5, p.size(), p.toString());
         assertTrue(p.contains("bad.yaml: core.bogus: unknown key (expected one of: sleepInterval, featureSources, "
-                + "labelSources, labelWhiteList, extraLabelNs, denyLabelNs)"), p.toString());
+                + "labelSources, sources, labelWhiteList, extraLabelNs, denyLabelNs, noPublish, ownerRefs, noOwnerRefs, "
+                + "noPublishFeatures, klog, customRulesDir)"), p.toString());
         assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.sleepInterval: expected a duration")), p.toString());
         assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.labelWhiteList: expected a regular expression")), p.toString());
         assertTrue(p.contains("bad.yaml: sources.pci.deviceClassWhitelist: expected a list of strings, got a string"), p.toString());

@@ -1,0 +1,41 @@
+package io.nodelabeller.config;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** Validations of list values shared by the source sections; each bad element is a problem at its own path. */
+final class Checks {
+
+    private Checks() {
+    }
+
+    /** A list of strings whose every element matches {@code pattern}. */
+    static List<String> matching(Node n, List<String> dflt, Pattern pattern, String expected) {
+        List<String> values = n.strings(dflt);
+        if (values != dflt) {
+            for (int i = 0; i < values.size(); i++) {
+                if (!pattern.matcher(values.get(i)).matches()) {
+                    n.element(i).problem("expected " + expected + ", got '" + values.get(i) + "'");
+                }
+            }
+        }
+        return values;
+    }
+
+    /** A non-empty list of strings, each one of {@code allowed}. */
+    static List<String> oneOf(Node n, List<String> dflt, Collection<String> allowed) {
+        List<String> values = n.strings(dflt);
+        if (values != dflt) {
+            if (values.isEmpty()) {
+                n.problem("expected at least one of " + String.join(", ", allowed));
+            }
+            for (int i = 0; i < values.size(); i++) {
+                if (!allowed.contains(values.get(i))) {
+                    n.element(i).problem("expected one of " + String.join(", ", allowed) + ", got '" + values.get(i) + "'");
+                }
+            }
+        }
+        return values;
+    }
+}

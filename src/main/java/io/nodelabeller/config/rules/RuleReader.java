@@ -1,0 +1,287 @@
+package io.nodelabeller.config.rules;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.nodelabeller.config.Node;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Reads custom rules from a config tree (NFD worker syntax, shorthands included), recording every problem
+ * with its exact key path, e.g. {@code sources.custom[2].matchFeatures[0].matchExpressions.vendor.op}.
+ */
+public final class RuleReader {
+
+    private static final String[] RULE_KEYS = {"name", "labels", "labelsTemplate", "vars", "varsTemplate",
+            "matchFeatures", "matchAny"};
+    /** Keys of NodeFeatureRule that NFD's worker-side custom rules do not take either. */
+    private static final List<String> NFR_ONLY = List.of("annotations", "taints", "extendedResources");
+    /** NFD's limit on a template's size. */
+    static final int MAX_TEMPLATE_CHARS = 64 * 1024;
+
+    private RuleReader() {
+    }
+
+    /** A list of rules ({@code sources.custom}, or a whole custom.d file). */
+    public static List<Rule> readList(Node n) {
+        List<Rule> out = new ArrayList<>();
+        for (Node e : n.elements()) {
+            Rule r = read(e);
+            if (r != null) {
+                out.add(r);
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** One rule, or null when it is unusable (the problems are recorded). */
+    public static Rule read(Node n) {
+        if (n.isMissing()) {
+            n.problem("expected a rule (a mapping with name, labels, matchFeatures, ...), got null");
+            return null;
+        }
+        for (String key : NFR_ONLY) {
+            if (!n.child(key).json().isMissingNode()) {
+                n.child(key).problem("not supported in custom rules (only in NodeFeatureRule objects, as in NFD's worker)");
+            }
+        }
+        String[] allowed = new String[RULE_KEYS.length + NFR_ONLY.size()];
+        System.arraycopy(RULE_KEYS, 0, allowed, 0, RULE_KEYS.length);
+        for (int i = 0; i < NFR_ONLY.size(); i++) {
+            allowed[RULE_KEYS.length + i] = NFR_ONLY.get(i);
+        }
+        if (!n.object(allowed)) {
+            return null;
+        }
+        // NFD does not require a name; a rule without one is called by its place in the config
+        String name = n.child("name").string(null);
+        if (name == null || name.isBlank()) {
+            name = n.path().startsWith("[") ? n.file() + n.path() : n.path();
+        }
+        Map<String, String> labels = values(n.child("labels"));
+        Map<String, String> vars = values(n.child("vars"));
+        Template labelsTemplate = template(n.child("labelsTemplate"));
+        Template varsTemplate = template(n.child("varsTemplate"));
+        List<FeatureTerm> matchFeatures = terms(n.child("matchFeatures"));
+        List<List<FeatureTerm>> matchAny = new ArrayList<>();
+        for (Node alt : n.child("matchAny").elements()) {
+            if (alt.isMissing()) {
+                alt.problem("expected a mapping with matchFeatures, got null");
+                continue;
+            }
+            if (alt.object("matchFeatures")) {
+                if (alt.child("matchFeatures").isMissing()) {
+                    alt.child("matchFeatures").problem("expected a list of feature terms (required in matchAny)");
+                }
+                matchAny.add(terms(alt.child("matchFeatures")));
+            }
+        }
+        return new Rule(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny);
+    }
+
+    /** A mapping of names to scalar values; {@code @domain.feature.element} values are checked for shape. */
+    private static Map<String, String> values(Node n) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Node> e : n.entries().entrySet()) {
+            Node v = e.getValue();
+            if (!v.isMissing() && !v.json().isValueNode()) {
+                v.problem("expected a string value");
+                continue;
+            }
+            // like NFD (Go's JSON decoding), a null value is the empty string
+            String value = v.isMissing() ? "" : v.json().asText();
+            if (value.startsWith("@") && value.substring(1).split("\\.", 3).length != 3) {
+                v.problem("expected @<domain>.<feature>.<element> (a reference to an attribute), got '" + value + "'");
+                continue;
+            }
+            out.put(e.getKey(), value);
+        }
+        return out;
+    }
+
+    private static Template template(Node n) {
+        String text = n.string(null);
+        if (text == null) {
+            return null;
+        }
+        if (text.length() > MAX_TEMPLATE_CHARS) {
+            n.problem("expected a template of at most " + MAX_TEMPLATE_CHARS + " characters, got " + text.length());
+            return null;
+        }
+        try {
+            return Template.parse(text);
+        } catch (IllegalArgumentException e) {
+            n.problem("expected a template: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static List<FeatureTerm> terms(Node n) {
+        List<FeatureTerm> out = new ArrayList<>();
+        for (Node t : n.elements()) {
+            FeatureTerm term = term(t);
+            if (term != null) {
+                out.add(term);
+            }
+        }
+        return out;
+    }
+
+    private static FeatureTerm term(Node n) {
+        if (n.isMissing()) {
+            n.problem("expected a feature term (feature, matchExpressions, matchName), got null");
+            return null;
+        }
+        if (!n.object("feature", "matchExpressions", "matchName")) {
+            return null;
+        }
+        String feature = n.child("feature").string(null);
+        if (feature == null || !feature.matches("[^.\\s]+\\.[^\\s]+")) {
+            n.child("feature").problem("expected a feature name <domain>.<feature> such as pci.device, got "
+                    + (feature == null ? "nothing" : "'" + feature + "'"));
+        }
+        Map<String, MatchExpression> expressions = null;
+        Node me = n.child("matchExpressions");
+        if (!me.json().isMissingNode()) {
+            expressions = new LinkedHashMap<>();
+            if (me.json().isArray()) {
+                for (Node item : me.elements()) {
+                    String text = item.isMissing() || !item.json().isValueNode() ? null : item.json().asText();
+                    if (text == null || text.isEmpty() || text.startsWith("=")) {
+                        item.problem("expected a name or name=value");
+                        continue;
+                    }
+                    int eq = text.indexOf('=');
+                    expressions.put(eq < 0 ? text : text.substring(0, eq),
+                            eq < 0 ? MatchExpression.of(Op.Exists) : MatchExpression.of(Op.In, text.substring(eq + 1)));
+                }
+            } else if (me.json().isObject()) {
+                for (Map.Entry<String, Node> e : me.entries().entrySet()) {
+                    MatchExpression x = expression(e.getValue());
+                    if (x != null) {
+                        expressions.put(e.getKey(), x);
+                    }
+                }
+            } else {
+                me.problem("expected a mapping of element name to expression, or a list of names");
+            }
+        }
+        MatchExpression matchName = n.child("matchName").json().isMissingNode() ? null : expression(n.child("matchName"));
+        return new FeatureTerm(feature == null ? "" : feature, expressions, matchName);
+    }
+
+    /**
+     * An expression in any of NFD's forms: {@code null} (Exists), a scalar or list (In), or {@code {op, value}}
+     * where value is a scalar or a list.
+     */
+    static MatchExpression expression(Node n) {
+        JsonNode j = n.json();
+        if (n.isMissing()) {
+            return MatchExpression.of(Op.Exists);
+        }
+        if (j.isValueNode()) {
+            return MatchExpression.of(Op.In, j.asText());
+        }
+        if (j.isArray()) {
+            List<String> values = scalars(n);
+            return values == null ? null : check(Op.In, values, n);
+        }
+        if (!n.object("op", "value")) {
+            return null;
+        }
+        Node opNode = n.child("op");
+        String opText = opNode.string(null);
+        Op op = null;
+        if (opText == null) {
+            opNode.problem("expected an operator (one of " + Op.names() + ")");
+        } else {
+            try {
+                op = Op.valueOf(opText);
+            } catch (IllegalArgumentException e) {
+                opNode.problem("expected one of " + Op.names() + ", got '" + opText + "'");
+            }
+        }
+        Node valueNode = n.child("value");
+        List<String> values;
+        if (valueNode.isMissing()) {
+            values = List.of();
+        } else if (valueNode.json().isValueNode()) {
+            values = List.of(valueNode.json().asText());
+        } else {
+            values = scalars(valueNode);
+        }
+        if (op == null || values == null) {
+            return null;
+        }
+        return check(op, values, valueNode.isMissing() ? n : valueNode);
+    }
+
+    private static List<String> scalars(Node n) {
+        List<String> out = new ArrayList<>();
+        boolean ok = true;
+        if (!n.json().isArray()) {
+            n.problem("expected a string or a list of strings");
+            return null;
+        }
+        for (Node e : n.elements()) {
+            if (e.isMissing() || !e.json().isValueNode()) {
+                e.problem("expected a string");
+                ok = false;
+            } else {
+                out.add(e.json().asText());
+            }
+        }
+        return ok ? out : null;
+    }
+
+    /** NFD's per-operator value checks, done when the config is read rather than on every evaluation. */
+    private static MatchExpression check(Op op, List<String> values, Node at) {
+        String problem = switch (op) {
+            case In, NotIn -> values.isEmpty() ? "expected at least one value for op " + op : null;
+            case InRegexp -> values.isEmpty() ? "expected at least one regular expression for op InRegexp" : badRegexp(values);
+            case Exists, DoesNotExist, IsTrue, IsFalse -> values.isEmpty() ? null
+                    : "expected no value for op " + op + ", got " + values;
+            case Gt, Lt -> values.size() != 1 || !allIntegers(values)
+                    ? "expected exactly one integer value for op " + op + ", got " + values : null;
+            case GtLt -> values.size() != 2 || !allIntegers(values)
+                    ? "expected exactly two integer values for op GtLt, got " + values
+                    : Long.parseLong(values.get(0)) >= Long.parseLong(values.get(1))
+                    ? "expected the first value to be less than the second for op GtLt, got " + values : null;
+        };
+        if (problem != null) {
+            at.problem(problem);
+            return null;
+        }
+        return new MatchExpression(op, values);
+    }
+
+    private static String badRegexp(List<String> values) {
+        for (String v : values) {
+            try {
+                Pattern.compile(v);
+            } catch (PatternSyntaxException e) {
+                return "expected valid regular expressions for op InRegexp, '" + v + "' is not: "
+                        + e.getDescription();
+            }
+        }
+        return null;
+    }
+
+    /** Go's strconv.Atoi: optional sign, decimal digits, 64-bit range. */
+    static boolean isInteger(String s) {
+        try {
+            Long.parseLong(s);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static boolean allIntegers(List<String> values) {
+        return values.stream().allMatch(RuleReader::isInteger);
+    }
+}

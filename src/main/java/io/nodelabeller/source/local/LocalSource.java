@@ -1,0 +1,88 @@
+package io.nodelabeller.source.local;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Source;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * NFD's {@code local} source: feature files in {@code /etc/kubernetes/node-feature-discovery/features.d/} on the
+ * host. Every non-hidden regular file of at most 64 KiB is read, in name order, later files overriding earlier
+ * keys. Features {@code local.label} (keys that become labels) and {@code local.feature} (all keys not marked
+ * {@code # +no-feature}). The file format is in {@link FeatureFile}.
+ *
+ * <p>The file node-labeller itself writes there ({@code publish.featuresFile}) is not read back: its labels
+ * would otherwise come back as local labels and outlive the features that produced them.
+ */
+public final class LocalSource implements Source {
+
+    public static final String DIR = "/etc/kubernetes/node-feature-discovery/features.d";
+    /** NFD's MaxFeatureFileSize: larger files are skipped whole. */
+    public static final long MAX_FILE_BYTES = 64 * 1024;
+
+    private final Clock clock;
+    private final String ownOutput;
+
+    /**
+     * @param clock     decides which {@code # +expiry-time} entries have passed
+     * @param ownOutput host path of the features file node-labeller publishes to ("" when none), skipped
+     */
+    public LocalSource(Clock clock, String ownOutput) {
+        this.clock = clock;
+        this.ownOutput = ownOutput == null || ownOutput.isEmpty() ? "" : Path.of(ownOutput).normalize().toString();
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public Features discover(HostFs host, Warnings warnings) throws IOException {
+        Features.Builder b = Features.builder(name());
+        if (!host.isDirectory(DIR)) {
+            return b.build();
+        }
+        Instant now = clock.instant();
+        Map<String, String> labels = new LinkedHashMap<>();
+        Map<String, String> features = new LinkedHashMap<>();
+        List<String> names = host.list(DIR);
+        for (String name : names) {
+            if (name.startsWith(".")) {
+                continue;
+            }
+            String hostPath = DIR + "/" + name;
+            Path file = host.path(hostPath);
+            if (hostPath.equals(ownOutput) || !Files.isRegularFile(file)) {
+                continue;
+            }
+            String text;
+            try {
+                long size = Files.size(file);
+                if (size > MAX_FILE_BYTES) {
+                    warnings.warn(hostPath + ": skipped, " + size + " bytes is over the " + MAX_FILE_BYTES + " byte limit");
+                    continue;
+                }
+                text = host.read(hostPath);
+            } catch (IOException | RuntimeException e) {
+                warnings.warn(hostPath + ": skipped, cannot read: " + e.getMessage());
+                continue;
+            }
+            FeatureFile parsed = FeatureFile.parse(text, now, message -> warnings.warn(hostPath + ": " + message));
+            labels.putAll(parsed.labels());
+            features.putAll(parsed.features());
+        }
+        b.attributes("label", labels).attributes("feature", features);
+        String origin = host.path(DIR).toString();
+        b.origin("label", origin).origin("feature", origin);
+        return b.build();
+    }
+}

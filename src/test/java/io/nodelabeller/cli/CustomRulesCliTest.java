@@ -1,0 +1,116 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** check-config and print with custom rules and local feature files, through the real command line. */
+class CustomRulesCliTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void checkConfigListsEveryRuleProblemAndExitsTwo() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Files.writeString(dir.resolve("gpu.yaml"), """
+                - name: fine
+                  labels: {gpu-node: "true"}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions: {vendor: "10de"}
+                - name: broken
+                  labels: {x: "true"}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions:
+                        vendor: {op: Like, value: ["10de"]}
+                        class: {op: Gt, value: ["03"], extra: 1}
+                        device: {op: InRegexp, value: ["*"]}
+                """);
+        Path cfg = tmp.resolve("nfd-worker.conf");
+        Files.writeString(cfg, """
+                core:
+                  customRulesDir: %s
+                sources:
+                  custom:
+                    - name: ok
+                      labels: {a: "b"}
+                    - name: also-broken
+                      labelsTemplate: "{{ range .pci.device }}{{ .vendor | lower }}=1{{ end }}"
+                      matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: GtLt, value: ["1"]}}}]
+                """.formatted(dir));
+        CliTest.Result r = CliTest.run("check-config", "--config", cfg.toString());
+        assertEquals(2, r.code(), r.err());
+        assertEquals("", r.out());
+        List<String> lines = r.err().lines().toList();
+        Path rules = dir.resolve("gpu.yaml");
+        assertEquals(List.of(
+                "config error: " + cfg + ": sources.custom[1].labelsTemplate: expected a template: unsupported action "
+                        + "{{ .vendor | lower }}; supported: {{ range .<domain>.<feature> }}...{{ end }}, {{ .<field> }} "
+                        + "inside a range, {{/* comments */}} and {{- -}} trimming",
+                "config error: " + cfg + ": sources.custom[1].matchFeatures[0].matchExpressions.vendor.value: expected "
+                        + "exactly two integer values for op GtLt, got [1]",
+                "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.vendor.op: expected one of In, NotIn, "
+                        + "InRegexp, Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue, IsFalse, got 'Like'",
+                "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.class.extra: unknown key (expected "
+                        + "one of: op, value)",
+                "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.device.value: expected valid regular "
+                        + "expressions for op InRegexp, '*' is not: Dangling meta character '*'"), lines);
+    }
+
+    @Test
+    void checkConfigAcceptsGoodRules() throws Exception {
+        Path cfg = tmp.resolve("ok.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: \"\"\nsources:\n  local: {}\n  custom:\n"
+                + "    - {name: r, labels: {a: b}, matchFeatures: [{feature: kernel.loadedmodule, matchExpressions: [nvidia]}]}\n");
+        CliTest.Result r = CliTest.run("check-config", "--config", cfg.toString());
+        assertEquals(0, r.code(), r.err());
+    }
+
+    @Test
+    void printShowsLocalAndRuleLabels() throws Exception {
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, """
+                core:
+                  customRulesDir: ""
+                sources:
+                  custom:
+                    - name: from-local-feature
+                      labels: {has-asset-tag: "@local.feature.asset-tag"}
+                      matchFeatures:
+                        - feature: local.feature
+                          matchExpressions: {asset-tag: {op: InRegexp, value: ["^INV-"]}}
+                """);
+        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--sources", "local",
+                "--host-root", Hosts.root("gpu-server").toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals("""
+                example.com/datacenter=fra2
+                example.com/owner=ml-platform
+                example.com/rack=r12-u07
+                feature.node.kubernetes.io/has-asset-tag=INV-004211
+                feature.node.kubernetes.io/infiniband=true
+                feature.node.kubernetes.io/node-pool=a100-inference
+                feature.node.kubernetes.io/warranty=active
+                """, r.out());
+    }
+
+    @Test
+    void explainOnTheHostileTreeShowsDroppedLabelsAndWarnings() {
+        CliTest.Result r = CliTest.run("explain", "--sources", "local", "--host-root", Hosts.root("hostile").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("vendor.example.com/good=yes\n    source: local\n"), r.out());
+        assertTrue(r.out().contains("# dropped kubernetes.io/denied=true (local): namespace 'kubernetes.io' is not allowed"),
+                r.out());
+        assertTrue(r.out().contains("# source local warning: /etc/kubernetes/node-feature-discovery/features.d/00-huge: "
+                + "skipped, 70049 bytes is over the 65536 byte limit"), r.out());
+    }
+}

@@ -1,0 +1,216 @@
+package io.nodelabeller.config.rules;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.ConfigLoader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class RuleReaderTest {
+
+    @TempDir
+    Path tmp;
+
+    private static List<Rule> custom(String rulesYaml) throws ConfigException {
+        return ConfigLoader.parse("c.yaml", "sources:\n  custom:\n" + rulesYaml.indent(4)).sources().custom();
+    }
+
+    private static List<String> problems(String rulesYaml) {
+        return assertThrows(ConfigException.class, () -> custom(rulesYaml)).problems();
+    }
+
+    @Test
+    void shorthandsOfNfdsWorkerConfig() throws Exception {
+        Rule r = custom("""
+                - name: shorthands
+                  labels: {a: "true", n: 1, b: false}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions:
+                        vendor: "8086"
+                        device: ["1234", 5678]
+                        sriov_totalvfs: null
+                        class: {op: InRegexp, value: "^02"}
+                        subsystem_vendor: {op: Gt, value: 7}
+                    - feature: kernel.loadedmodule
+                      matchExpressions: ["e1000e", "foo=bar"]
+                      matchName: {op: In, value: [e1000e]}
+                """).get(0);
+        Map<String, MatchExpression> expected = new LinkedHashMap<>();
+        expected.put("vendor", MatchExpression.of(Op.In, "8086"));
+        expected.put("device", MatchExpression.of(Op.In, "1234", "5678"));
+        expected.put("sriov_totalvfs", MatchExpression.of(Op.Exists));
+        expected.put("class", MatchExpression.of(Op.InRegexp, "^02"));
+        expected.put("subsystem_vendor", MatchExpression.of(Op.Gt, "7"));
+        assertEquals(expected, r.matchFeatures().get(0).matchExpressions());
+        assertNull(r.matchFeatures().get(0).matchName());
+        assertEquals(Map.of("e1000e", MatchExpression.of(Op.Exists), "foo", MatchExpression.of(Op.In, "bar")),
+                r.matchFeatures().get(1).matchExpressions());
+        assertEquals(MatchExpression.of(Op.In, "e1000e"), r.matchFeatures().get(1).matchName());
+        assertEquals(Map.of("a", "true", "n", "1", "b", "false"), r.labels());
+    }
+
+    @Test
+    void aRuleWithoutANameIsCalledByItsPlace() throws Exception {
+        List<Rule> rules = custom("- {labels: {a: \"1\", empty: }}\n- {name: \"\", labels: {b: \"2\"}}\n");
+        assertEquals(List.of("sources.custom[0]", "sources.custom[1]"), rules.stream().map(Rule::name).toList());
+        assertEquals(Map.of("a", "1", "empty", ""), rules.get(0).labels());
+    }
+
+    @Test
+    void termWithoutExpressionsKeepsThemAbsent() throws Exception {
+        FeatureTerm t = custom("- {name: x, matchFeatures: [{feature: pci.device}]}").get(0).matchFeatures().get(0);
+        assertNull(t.matchExpressions());
+        assertNull(t.matchName());
+    }
+
+    @Test
+    void everyRuleProblemHasItsExactKeyPath() {
+        assertEquals(List.of(
+                "c.yaml: sources.custom[0].name: expected a string, got a list",
+                "c.yaml: sources.custom[1].annotations: not supported in custom rules (only in NodeFeatureRule objects, "
+                        + "as in NFD's worker)",
+                "c.yaml: sources.custom[1].matchFeature: unknown key (expected one of: name, labels, labelsTemplate, vars, "
+                        + "varsTemplate, matchFeatures, matchAny, annotations, taints, extendedResources)",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.vendor.op: expected one of In, NotIn, "
+                        + "InRegexp, Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue, IsFalse, got 'Equals'",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.speed.value: expected exactly one integer "
+                        + "value for op Gt, got [fast]",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.class.value: expected valid regular "
+                        + "expressions for op InRegexp, '([' is not: Unclosed character class",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.mtu.value: expected the first value to be "
+                        + "less than the second for op GtLt, got [9000, 1500]",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.x.value: expected no value for op Exists, "
+                        + "got [1]",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.y: expected at least one value for op In",
+                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.z.type: unknown key (expected one of: op, value)",
+                "c.yaml: sources.custom[2].matchFeatures[1].feature: expected a feature name <domain>.<feature> such as "
+                        + "pci.device, got 'pcidevice'",
+                "c.yaml: sources.custom[2].matchFeatures[1].matchName.op: expected an operator (one of In, NotIn, "
+                        + "InRegexp, Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue, IsFalse)",
+                "c.yaml: sources.custom[2].matchAny[0].matchFeatures: expected a list of feature terms (required in matchAny)",
+                "c.yaml: sources.custom[2].matchAny[1].matchFeatures[0].matchExpressions[1]: expected a name or name=value",
+                "c.yaml: sources.custom[3].labels.bad: expected @<domain>.<feature>.<element> (a reference to an "
+                        + "attribute), got '@kernel.version'",
+                "c.yaml: sources.custom[3].vars.list: expected a string value",
+                "c.yaml: sources.custom[3].labelsTemplate: expected a template: unsupported action {{ .Name | upper }}; "
+                        + Template.SUBSET,
+                "c.yaml: sources.custom[4]: expected a rule (a mapping with name, labels, matchFeatures, ...), got null"),
+                problems("""
+                        - {name: [a], labels: {a: "1"}}
+                        - name: nfr-only
+                          annotations: {a: b}
+                          matchFeature: []
+                        - name: bad-expressions
+                          matchFeatures:
+                            - feature: network.device
+                              matchExpressions:
+                                vendor: {op: Equals, value: ["8086"]}
+                                speed: {op: Gt, value: [fast]}
+                                class: {op: InRegexp, value: ["^03", "(["]}
+                                mtu: {op: GtLt, value: [9000, 1500]}
+                                x: {op: Exists, value: 1}
+                                y: []
+                                z: {op: In, value: [a], type: version}
+                            - feature: pcidevice
+                              matchName: {value: [a]}
+                          matchAny:
+                            - {}
+                            - matchFeatures: [{feature: a.b, matchExpressions: [ok, "=x"]}]
+                        - name: bad-values
+                          labels: {bad: "@kernel.version"}
+                          vars: {list: [1]}
+                          labelsTemplate: "{{ range .pci.device }}{{ .Name | upper }}{{ end }}"
+                        -
+                        """));
+    }
+
+    @Test
+    void gtValidationFollowsNfd() {
+        for (String bad : List.of("{op: Gt, value: []}", "{op: Gt, value: [1, 2]}", "{op: Lt, value: [\"1.5\"]}",
+                "{op: GtLt, value: [1]}", "{op: GtLt, value: [a, 2]}", "{op: IsTrue, value: [x]}", "{op: In}",
+                "{op: NotIn, value: []}", "{op: InRegexp}")) {
+            List<String> p = problems("- {name: r, matchFeatures: [{feature: a.b, matchExpressions: {k: " + bad + "}}]}");
+            assertEquals(1, p.size(), bad + " -> " + p);
+        }
+        for (String good : List.of("{op: Gt, value: [\"-3\"]}", "{op: Lt, value: 5}", "{op: GtLt, value: [\"1\", \"10\"]}",
+                "{op: IsTrue}", "{op: DoesNotExist}", "{op: NotIn, value: [a, b]}")) {
+            assertEquals(1, assertDoesNotThrow(good).size());
+        }
+    }
+
+    private static List<Rule> assertDoesNotThrow(String expr) {
+        try {
+            return custom("- {name: r, matchFeatures: [{feature: a.b, matchExpressions: {k: " + expr + "}}]}");
+        } catch (ConfigException e) {
+            throw new AssertionError(expr + ": " + e.problems());
+        }
+    }
+
+    @Test
+    void customDirectoryRulesRunAfterConfigRulesAndAreValidatedTogether() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Files.writeString(dir.resolve("b.yaml"), "- {name: from-b, labels: {b: \"1\"}}\n");
+        Files.writeString(dir.resolve("a.yaml"), "- {name: from-a, labels: {a: \"1\"}}\n");
+        Files.writeString(dir.resolve(".hidden.yaml"), "not: [valid\n");
+        Files.createDirectories(dir.resolve("..2026_11_22"));
+        Files.writeString(dir.resolve("..2026_11_22/x.yaml"), "garbage: [\n");
+        Files.createDirectories(dir.resolve("team"));
+        Files.writeString(dir.resolve("team/rules.yaml"), "- {name: from-team, labels: {t: \"1\"}}\n");
+        Files.writeString(dir.resolve("empty.yaml"), "");
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\nsources:\n  custom:\n    - {name: from-config, labels: {c: \"1\"}}\n");
+        Config c = ConfigLoader.load(cfg);
+        assertEquals(List.of("from-config", "from-a", "from-b", "from-team"),
+                c.sources().custom().stream().map(Rule::name).toList());
+
+        Files.writeString(dir.resolve("c.yaml"), "- name: bad\n  matchFeatures: [{feature: pci.device, matchExpressions: "
+                + "{vendor: {op: Gt, value: [x]}}}]\n- {name: ok}\n- name: worse\n  taints: []\n");
+        Files.writeString(dir.resolve("d.yaml"), "name: not-a-list\n");
+        Files.writeString(dir.resolve("e.yaml"), "- [unclosed\n");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n  noPublish: maybe\n");
+        List<String> p = assertThrows(ConfigException.class, () -> ConfigLoader.load(cfg)).problems();
+        assertEquals(List.of(
+                cfg + ": core.noPublish: expected true or false, got a string 'maybe'",
+                dir.resolve("c.yaml") + ": [0].matchFeatures[0].matchExpressions.vendor.value: expected exactly one "
+                        + "integer value for op Gt, got [x]",
+                dir.resolve("c.yaml") + ": [2].taints: not supported in custom rules (only in NodeFeatureRule objects, "
+                        + "as in NFD's worker)",
+                dir.resolve("d.yaml") + ": (top level): expected a list of rules"), p.subList(0, 4));
+        assertEquals(5, p.size(), p.toString());
+        assertEquals(true, p.get(4).startsWith(dir.resolve("e.yaml") + ": not valid YAML at line"), p.get(4));
+    }
+
+    @Test
+    void aConfigMapMountedAsCustomDIsReadOnce() throws Exception {
+        // what the kubelet makes of a ConfigMap volume: a hidden timestamped directory, a hidden ..data link to
+        // it, and one visible link per key
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Path real = Files.createDirectories(dir.resolve("..2026_11_22_09_00_00.123"));
+        Files.writeString(real.resolve("gpu.yaml"), "- {name: from-configmap, labels: {g: \"1\"}}\n");
+        Files.createSymbolicLink(dir.resolve("..data"), real.getFileName());
+        Files.createSymbolicLink(dir.resolve("gpu.yaml"), Path.of("..data/gpu.yaml"));
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n");
+        assertEquals(List.of("from-configmap"), ConfigLoader.load(cfg).sources().custom().stream().map(Rule::name).toList());
+    }
+
+    @Test
+    void missingOrDisabledDirectoryGivesNoRules() throws Exception {
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + tmp.resolve("nope") + "\n");
+        assertEquals(List.of(), ConfigLoader.load(cfg).sources().custom());
+        Files.writeString(cfg, "core:\n  customRulesDir: \"\"\n");
+        assertEquals(List.of(), ConfigLoader.load(cfg).sources().custom());
+    }
+}

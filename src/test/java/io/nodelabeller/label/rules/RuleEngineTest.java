@@ -1,0 +1,407 @@
+package io.nodelabeller.label.rules;
+
+import io.nodelabeller.config.ConfigLoader;
+import io.nodelabeller.config.Node;
+import io.nodelabeller.config.rules.Rule;
+import io.nodelabeller.config.rules.RuleReader;
+import io.nodelabeller.feature.Features;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Rules evaluated on feature snapshots built here, including NFD's own example rules (reference nfd.md §4.4). */
+class RuleEngineTest {
+
+    /** Rules from YAML (a list of rules, as in a custom.d file); fails on any config problem. */
+    static List<Rule> rules(String yaml) throws Exception {
+        List<String> problems = new ArrayList<>();
+        List<Rule> rules = RuleReader.readList(Node.root("test.yaml", ConfigLoader.readTree("test.yaml", yaml), problems));
+        assertEquals(List.of(), problems);
+        return rules;
+    }
+
+    /** All labels of a run, in rule order (a later rule wins). */
+    static Map<String, String> labels(RuleEngine.Result r) {
+        Map<String, String> out = new LinkedHashMap<>();
+        r.outputs().forEach(o -> out.putAll(o.labels()));
+        return out;
+    }
+
+    static Map<String, String> run(String yaml, Features f) throws Exception {
+        RuleEngine.Result r = RuleEngine.run(rules(yaml), f);
+        assertEquals(List.of(), r.warnings());
+        return labels(r);
+    }
+
+    private static Map<String, String> inst(String... kv) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    // --- NFD's examples -------------------------------------------------------------------------------------
+
+    private static final String SAMPLE_RULE = """
+            - name: "my sample rule"
+              labels: {"vendor.io/my-sample-feature": "true"}
+              matchFeatures:
+                - feature: kernel.loadedmodule
+                  matchExpressions: {dummy: {op: Exists}}
+                - feature: kernel.config
+                  matchExpressions: {X86: {op: In, value: ["y"]}}
+            """;
+
+    @Test
+    void nfdSampleRule() throws Exception {
+        Features yes = Features.builder("kernel").flags("loadedmodule", List.of("dummy", "ext4"))
+                .attributes("config", Map.of("X86", "y", "PREEMPT", "y")).build();
+        assertEquals(Map.of("vendor.io/my-sample-feature", "true"), run(SAMPLE_RULE, yes));
+        Features noModule = Features.builder("kernel").flags("loadedmodule", List.of("ext4"))
+                .attributes("config", Map.of("X86", "y")).build();
+        assertEquals(Map.of(), run(SAMPLE_RULE, noModule));
+        Features arm = Features.builder("kernel").flags("loadedmodule", List.of("dummy"))
+                .attributes("config", Map.of("ARM64", "y")).build();
+        assertEquals(Map.of(), run(SAMPLE_RULE, arm));
+    }
+
+    private static final String PCI_SAMPLE = """
+            - name: "nfd built-in pci-<device>.present labels"
+              labelsTemplate: |
+                {{ range .pci.device }}pci-{{ .class }}_{{ .vendor }}.present=true
+                {{ end }}
+              matchFeatures:
+                - feature: pci.device
+                  matchExpressions:
+                    "class": {op: InRegexp, value: ["^03", "^0b40", "^12"]}
+            - name: "nfd built-in pci-<device>.sriov.capable labels"
+              labelsTemplate: |
+                {{ range .pci.device }}pci-{{ .class }}_{{ .vendor }}.sriov.capable=true
+                {{ end }}
+              matchFeatures:
+                - feature: pci.device
+                  matchExpressions:
+                    "class": {op: InRegexp, value: ["^03", "^0b40", "^12"]}
+                    "sriov_totalvfs": {op: Exists}
+            """;
+
+    @Test
+    void nfdPciSampleRules() throws Exception {
+        Features f = Features.builder("pci")
+                .instance("device", inst("class", "0300", "vendor", "1a03", "device", "2000"))   // BMC VGA
+                .instance("device", inst("class", "0302", "vendor", "10de", "device", "20b0", "sriov_totalvfs", "0"))
+                .instance("device", inst("class", "0200", "vendor", "15b3", "device", "101b", "sriov_totalvfs", "16"))
+                .instance("device", inst("class", "0b40", "vendor", "8086", "device", "0b25"))
+                .instance("device", inst("class", "1200", "vendor", "1da3", "device", "1020"))
+                .build();
+        assertEquals(Map.of(
+                "pci-0300_1a03.present", "true",
+                "pci-0302_10de.present", "true",
+                "pci-0b40_8086.present", "true",
+                "pci-1200_1da3.present", "true",
+                "pci-0302_10de.sriov.capable", "true"), run(PCI_SAMPLE, f));
+    }
+
+    @Test
+    void nfdE2eMatchAnyBackrefsAndTemplates() throws Exception {
+        // NFD's fake source (reference nfd.md §2.11), plus two rules that feed rule.matched the way the e2e test's
+        // earlier rule objects do
+        Features fake = Features.builder("fake")
+                .flags("flag", List.of("flag_1", "flag_2", "flag_3"))
+                .attributes("attribute", Map.of("attr_1", "true", "attr_2", "false", "attr_3", "10"))
+                .instance("instance", inst("name", "instance_1", "attr_1", "true", "attr_2", "false", "attr_3", "10",
+                        "attr_4", "foobar"))
+                .instance("instance", inst("name", "instance_2", "attr_1", "true", "attr_2", "true", "attr_3", "100"))
+                .instance("instance", inst("name", "instance_3"))
+                .build();
+        String yaml = """
+                - name: "e2e-attribute-test-1"
+                  labels: {e2e-attribute-test-1: "true"}
+                  matchFeatures:
+                    - feature: fake.attribute
+                      matchExpressions: {attr_1: {op: IsTrue}, attr_2: {op: IsFalse}, attr_3: {op: GtLt, value: ["9", "11"]}}
+                - name: "e2e-instance-test-1"
+                  vars: {e2e-instance-test-1.123: "123"}
+                  matchFeatures:
+                    - feature: fake.instance
+                      matchExpressions: {attr_3: {op: Gt, value: ["99"]}}
+                - name: "e2e-matchany-test-1"
+                  labels:
+                    e2e-matchany-test-1: "true"
+                    dynamic-label: "@rule.matched.e2e-attribute-test-1"
+                  vars: {e2e-instance-test-1.not: "false"}
+                  matchFeatures:
+                    - feature: "rule.matched"
+                      matchExpressions:
+                        "e2e-attribute-test-1": {op: InRegexp, value: ["^tru"]}
+                        "e2e-instance-test-1.123": {op: In, value: ["1", "12", "123"]}
+                  matchAny:
+                    - matchFeatures:
+                        - feature: "fake.instance"
+                          matchExpressions: {"attr_1": {op: In, value: ["nomatch"]}}
+                    - matchFeatures:
+                        - feature: "fake.instance"
+                          matchExpressions: {"attr_3": {op: In, value: ["100"]}}
+                - name: "e2e-template-test-1"
+                  labelsTemplate: |
+                    {{ range .fake.instance }}e2e-template-test-1-{{ .name }}=found
+                    {{ end }}
+                  matchFeatures:
+                    - feature: "fake.instance"
+                      matchExpressions: {"attr_1": {op: In, value: ["true"]}}
+                - name: "sees vars of earlier rules"
+                  labels: {saw-not: "@rule.matched.e2e-instance-test-1.not"}
+                  matchFeatures:
+                    - feature: rule.matched
+                      matchExpressions: {e2e-instance-test-1.not: {op: IsFalse}}
+                """;
+        RuleEngine.Result r = RuleEngine.run(rules(yaml), fake);
+        assertEquals(List.of(), r.warnings());
+        assertEquals(Map.of(
+                "e2e-attribute-test-1", "true",
+                "e2e-matchany-test-1", "true",
+                "dynamic-label", "true",
+                "e2e-template-test-1-instance_1", "found",
+                "e2e-template-test-1-instance_2", "found",
+                "saw-not", "false"), labels(r));
+        assertEquals(List.of("e2e-attribute-test-1", "e2e-instance-test-1", "e2e-matchany-test-1", "e2e-template-test-1",
+                "sees vars of earlier rules"), r.outputs().stream().map(RuleEngine.Output::rule).toList());
+        // vars are fed back, never labels
+        assertEquals(Map.of("e2e-instance-test-1.123", "123"), r.outputs().get(1).vars());
+    }
+
+    // --- semantics ------------------------------------------------------------------------------------------
+
+    @Test
+    void rulesSeeOnlyEarlierRules() throws Exception {
+        String yaml = """
+                - name: early
+                  labels: {early: "true"}
+                  matchFeatures:
+                    - feature: rule.matched
+                      matchExpressions: {late: {op: Exists}}
+                - name: late
+                  labels: {late: "true"}
+                - name: after
+                  labels: {after: "true"}
+                  matchFeatures:
+                    - feature: rule.matched
+                      matchExpressions: {late: {op: IsTrue}, early: {op: DoesNotExist}}
+                """;
+        assertEquals(Map.of("late", "true", "after", "true"), run(yaml, Features.empty()));
+    }
+
+    @Test
+    void flagsAndAttributesOfOneFeatureAreAUnion() throws Exception {
+        Features f = Features.builder("cpu").flags("cpuid", List.of("AVX2", "AVX512F"))
+                .attributes("cpuid", Map.of("AVX10_VERSION", "1")).build();
+        String yaml = """
+                - name: union
+                  labels: {union: "true"}
+                  matchFeatures:
+                    - feature: cpu.cpuid
+                      matchExpressions: {AVX2: {op: Exists}, AVX10_VERSION: {op: Gt, value: [0]}, SGX: {op: DoesNotExist}}
+                - name: absent-must-be-absent-in-both
+                  labels: {wrong: "true"}
+                  matchFeatures:
+                    - feature: cpu.cpuid
+                      matchExpressions: {AVX10_VERSION: {op: DoesNotExist}}
+                - name: in-on-a-flag-is-false
+                  labels: {wrong2: "true"}
+                  matchFeatures:
+                    - feature: cpu.cpuid
+                      matchExpressions: {AVX2: {op: In, value: ["AVX2"]}}
+                """;
+        assertEquals(Map.of("union", "true"), run(yaml, f));
+    }
+
+    @Test
+    void instancesMatchWhenOneInstanceSatisfiesEveryExpression() throws Exception {
+        Features f = Features.builder("pci")
+                .instance("device", inst("class", "0300", "vendor", "10de"))
+                .instance("device", inst("class", "0200", "vendor", "15b3", "sriov_totalvfs", "8"))
+                .build();
+        String yaml = """
+                - name: split-across-instances
+                  labels: {wrong: "true"}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions: {class: "0300", vendor: "15b3"}
+                - name: one-instance
+                  labels: {mlx-nic: "true"}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions: {class: ["0200", "0207"], vendor: "15b3", sriov_totalvfs: null}
+                - name: not-in-needs-the-attribute
+                  labelsTemplate: "{{ range .pci.device }}no-sriov-{{ .vendor }}=true{{ end }}"
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions: {sriov_totalvfs: {op: DoesNotExist}, vendor: {op: NotIn, value: ["8086"]}}
+                """;
+        assertEquals(Map.of("mlx-nic", "true", "no-sriov-10de", "true"), run(yaml, f));
+    }
+
+    @Test
+    void matchNameAndListOfNamesShorthand() throws Exception {
+        Features f = Features.builder("kernel")
+                .flags("loadedmodule", List.of("nvidia", "nvidia_uvm", "nvidia_modeset", "ext4"))
+                .attributes("config", Map.of("NO_HZ", "y", "PREEMPT", "n")).build();
+        String yaml = """
+                - name: kmods
+                  labelsTemplate: |
+                    {{- range .kernel.loadedmodule }}
+                    kmod-{{ .Name }}=true
+                    {{- end }}
+                  matchFeatures:
+                    - feature: kernel.loadedmodule
+                      matchName: {op: InRegexp, value: ["^nvidia"]}
+                - name: names
+                  labels: {both: "true"}
+                  matchFeatures:
+                    - feature: kernel.loadedmodule
+                      matchExpressions: ["nvidia", "ext4"]
+                    - feature: kernel.config
+                      matchExpressions: ["NO_HZ=y", "PREEMPT"]
+                - name: names-mismatch
+                  labels: {wrong: "true"}
+                  matchFeatures:
+                    - feature: kernel.config
+                      matchExpressions: ["PREEMPT=y"]
+                - name: config-template
+                  labelsTemplate: "{{ range .kernel.config }}kconfig-{{ .Name }}={{ .Value }}\\n{{ end }}"
+                  matchFeatures:
+                    - feature: kernel.config
+                      matchName: {op: In, value: [NO_HZ, PREEMPT]}
+                """;
+        assertEquals(Map.of("kmod-nvidia", "true", "kmod-nvidia_uvm", "true", "kmod-nvidia_modeset", "true",
+                "both", "true", "kconfig-NO_HZ", "y", "kconfig-PREEMPT", "n"), run(yaml, f));
+    }
+
+    @Test
+    void matchAnyTemplatesRunPerMatchingBranchAndMatchFeaturesMustAlsoHold() throws Exception {
+        Features f = Features.builder("nvidia")
+                .instance("gpu", inst("index", "0", "product", "A100"))
+                .instance("gpu", inst("index", "1", "product", "H100"))
+                .attributes("driver", Map.of("major", "550")).build();
+        String yaml = """
+                - name: per-branch
+                  labelsTemplate: "{{ range .nvidia.gpu }}gpu-{{ .product }}=present\\n{{ end }}"
+                  matchAny:
+                    - matchFeatures: [{feature: nvidia.gpu, matchExpressions: {product: A100}}]
+                    - matchFeatures: [{feature: nvidia.gpu, matchExpressions: {product: V100}}]
+                    - matchFeatures: [{feature: nvidia.gpu, matchExpressions: {product: H100}}]
+                - name: both-needed
+                  labels: {wrong: "true"}
+                  matchAny:
+                    - matchFeatures: [{feature: nvidia.gpu, matchExpressions: {product: A100}}]
+                  matchFeatures:
+                    - feature: nvidia.driver
+                      matchExpressions: {major: {op: Lt, value: ["500"]}}
+                - name: no-matcher-always-matches
+                  labels: {always: "yes"}
+                """;
+        assertEquals(Map.of("gpu-A100", "present", "gpu-H100", "present", "always", "yes"), run(yaml, f));
+    }
+
+    @Test
+    void staticLabelsOverrideTemplateOutput() throws Exception {
+        Features f = Features.builder("system").attributes("osrelease", Map.of("ID", "ubuntu", "VERSION_ID", "22.04"))
+                .build();
+        String yaml = """
+                - name: os
+                  labelsTemplate: |
+                    {{ range .system.osrelease }}os-{{ .Name }}={{ .Value }}
+                    {{ end }}
+                  labels: {os-ID: "overridden"}
+                  matchFeatures:
+                    - feature: system.osrelease
+                      matchExpressions: {ID: ubuntu, VERSION_ID: {op: InRegexp, value: ["^2[2-4]\\\\."]}}
+                """;
+        assertEquals(Map.of("os-ID", "overridden", "os-VERSION_ID", "22.04"), run(yaml, f));
+    }
+
+    @Test
+    void featureNamesAreMatchedIgnoringCase() throws Exception {
+        Features f = Features.builder("kernel").flags("loadedmodule", List.of("ib_uverbs")).build();
+        assertEquals(Map.of("ib", "true"), run("""
+                - name: case
+                  labels: {ib: "true"}
+                  matchFeatures: [{feature: Kernel.LoadedModule, matchExpressions: {ib_uverbs: null}}]
+                """, f));
+    }
+
+    @Test
+    void missingFeatureMeansNoMatchNotAnError() throws Exception {
+        assertEquals(Map.of(), run("""
+                - name: absent
+                  labels: {x: "true"}
+                  matchFeatures: [{feature: nvidia.gpu, matchExpressions: {product: {op: DoesNotExist}}}]
+                """, Features.builder("pci").instances("device").build()));
+    }
+
+    @Test
+    void aRuleThatCannotBeEvaluatedIsSkippedAndTheOthersRun() throws Exception {
+        Features f = Features.builder("network")
+                .instance("device", inst("name", "eth0", "speed", "unknown"))
+                .instance("device", inst("name", "eth1", "speed", "25000")).build();
+        String yaml = """
+                - name: speed
+                  labels: {fast-nic: "true"}
+                  matchFeatures: [{feature: network.device, matchExpressions: {speed: {op: Gt, value: ["10000"]}}}]
+                - name: bad-template-feature
+                  labelsTemplate: "{{ range .pci.device }}x=y{{ end }}"
+                  matchFeatures: [{feature: network.device}]
+                - name: bad-template-field
+                  labelsTemplate: "{{ range .network.device }}nic-{{ .mtu }}=true{{ end }}"
+                  matchFeatures: [{feature: network.device, matchExpressions: {name: eth1}}]
+                - name: line-without-equals
+                  labelsTemplate: "{{ range .network.device }}{{ .name }}{{ end }}"
+                  matchFeatures: [{feature: network.device, matchExpressions: {name: eth1}}]
+                - name: dynamic-missing
+                  labels: {kept: "true", gone: "@network.device.speed"}
+                - name: fine
+                  labelsTemplate: "{{ range .network.device }}nic-{{ .name }}={{ .speed }}{{ end }}"
+                  matchFeatures: [{feature: network.device, matchExpressions: {name: eth1}}]
+                """;
+        RuleEngine.Result r = RuleEngine.run(rules(yaml), f);
+        assertEquals(Map.of("kept", "true", "nic-eth1", "25000"), labels(r));
+        assertEquals(List.of(
+                "rule 'speed' skipped: not a number 'unknown'",
+                "rule 'bad-template-feature' skipped: template ranges over .pci.device but the rule does not match on "
+                        + "feature pci.device",
+                "rule 'bad-template-field' skipped: template reads .mtu but the element has no such field (it has "
+                        + "[name, speed])",
+                "rule 'line-without-equals' skipped: template line 'eth1' has no '=' (format must be <key>=<value>)",
+                "rule 'dynamic-missing': label gone left out: @network.device.speed names no attribute"), r.warnings());
+    }
+
+    @Test
+    void evidenceNamesTheRuleAndWhatMatched() throws Exception {
+        Features f = Features.builder("kernel").flags("loadedmodule", List.of("dummy"))
+                .attributes("config", Map.of("X86", "y")).origin("config", "/boot/config-6.8.0").build();
+        RuleEngine.Result r = RuleEngine.run(rules(SAMPLE_RULE), f);
+        assertEquals("rule 'my sample rule': kernel.loadedmodule {dummy Exists} matched 1 element, "
+                + "kernel.config {X86 In [y]} matched 1 element from /boot/config-6.8.0", r.outputs().get(0).evidence());
+    }
+
+    @Test
+    void staticRulesComeFirstAndFeedLaterRules() throws Exception {
+        Features f = Features.builder("pci").instance("device", inst("class", "0207", "vendor", "15b3")).build();
+        List<Rule> all = new ArrayList<>(StaticRules.RULES);
+        all.addAll(rules("""
+                - name: uses-static
+                  labels: {ib-node: "true"}
+                  matchFeatures: [{feature: rule.matched, matchExpressions: {rdma.capable: {op: IsTrue}}}]
+                """));
+        RuleEngine.Result r = RuleEngine.run(all, f);
+        assertTrue(r.warnings().isEmpty(), r.warnings().toString());
+        assertEquals(Map.of("rdma.capable", "true", "ib-node", "true"), labels(r));
+    }
+}
