@@ -3,6 +3,7 @@ package io.nodelabeller.source;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.source.kernel.KernelSource;
+import io.nodelabeller.source.nvidia.NvidiaSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +21,7 @@ public final class Sources {
 
     static {
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
+        CATALOG.put("nvidia", (c, o) -> new NvidiaSource(o));
     }
 
     private Sources() {
