@@ -18,6 +18,10 @@ public final class NvmlStructs {
         int offsetOf(String field) {
             return fieldOffset(field);
         }
+
+        java.util.List<String> fields() {
+            return getFieldOrder();
+        }
     }
 
     /** {@code nvmlPciInfo_t}: 68 bytes, no reserved fields, busId at offset 36. */
