@@ -1,6 +1,7 @@
 package io.nodelabeller.nvml;
 
 import com.sun.jna.Function;
+import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
@@ -78,6 +79,16 @@ public final class NvmlLibrary implements AutoCloseable {
         if (name.contains("/") && !Files.exists(Path.of(name))) {
             throw new NvmlException(LIBRARY_NOT_FOUND, name + " not found");
         }
+        try {
+            // Initialises JNA's own native part (libjnidispatch) first, so that its failure is named as such.
+            if (Native.POINTER_SIZE != 8) {
+                throw new NvmlException(LIBRARY_NOT_FOUND, "NVML needs a 64-bit process");
+            }
+        } catch (LinkageError e) {
+            // Typically no writable directory to unpack it into; JNA does not retry within this process.
+            throw new NvmlException(LIBRARY_NOT_FOUND, "JNA native support cannot be loaded (set -Djna.tmpdir to a "
+                    + "writable directory): " + firstLine(e.getMessage()));
+        }
         NativeLibrary lib;
         try {
             lib = NativeLibrary.getInstance(name);
@@ -85,10 +96,6 @@ public final class NvmlLibrary implements AutoCloseable {
             String why = firstLine(e.getMessage());
             throw new NvmlException(LIBRARY_NOT_FOUND, why.contains("No such file or directory")
                     ? name + " not found" : name + " cannot be loaded: " + why);
-        } catch (LinkageError e) {
-            // JNA's own native part (libjnidispatch) failed: typically no writable jna.tmpdir.
-            throw new NvmlException(LIBRARY_NOT_FOUND, "JNA native support cannot be loaded (set -Djna.tmpdir to a "
-                    + "writable directory): " + firstLine(String.valueOf(e.getMessage())));
         }
         Map<String, Function> functions = new HashMap<>();
         for (String symbol : REQUIRED) {
