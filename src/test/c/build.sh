@@ -3,7 +3,7 @@
 # Without gcc the native tests are skipped with a warning, except under CI=true, where that fails the build.
 set -eu
 out="$1"
-src="$(dirname "$0")/fake_nvml.c"
+src="${0%/*}/fake_nvml.c"
 if ! command -v gcc >/dev/null 2>&1; then
     echo "##########################################################################" >&2
     echo "# WARNING: gcc not found: the fake NVML library is not built and every   #" >&2

@@ -361,6 +361,9 @@ static int copy_text(char *out, unsigned int length, const char *text) {
     return SUCCESS;
 }
 
+/* NOT_SUPPORTED when the device has no such value, INVALID_ARGUMENT for a NULL out-pointer, else stores it. */
+#define ANSWER(has, out, value) \
+    do { if (!(has)) return NOT_SUPPORTED; if (!(out)) return INVALID_ARGUMENT; *(out) = (value); return SUCCESS; } while (0)
 #define CHECK_INIT() do { if (refcount == 0) return UNINITIALIZED; } while (0)
 #define CHECK_DEVICE(d, fn) do { CHECK_INIT(); int rc_ = device_rc(d, fn); if (rc_ != SUCCESS) return rc_; } while (0)
 
@@ -564,40 +567,19 @@ nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice
 nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes) {
     CHECK_DEVICE(device, "nvmlDeviceGetAttributes_v2");
     mig_t *m = as_mig(device, NULL);
-    if (!m) {
-        return NOT_SUPPORTED;
-    }
-    if (!attributes) {
-        return INVALID_ARGUMENT;
-    }
-    *attributes = m->attr;
-    return SUCCESS;
+    ANSWER(m, attributes, m->attr);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id) {
     CHECK_DEVICE(device, "nvmlDeviceGetGpuInstanceId");
     mig_t *m = as_mig(device, NULL);
-    if (!m) {
-        return NOT_SUPPORTED;
-    }
-    if (!id) {
-        return INVALID_ARGUMENT;
-    }
-    *id = m->gi;
-    return SUCCESS;
+    ANSWER(m, id, m->gi);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id) {
     CHECK_DEVICE(device, "nvmlDeviceGetComputeInstanceId");
     mig_t *m = as_mig(device, NULL);
-    if (!m) {
-        return NOT_SUPPORTED;
-    }
-    if (!id) {
-        return INVALID_ARGUMENT;
-    }
-    *id = m->ci;
-    return SUCCESS;
+    ANSWER(m, id, m->ci);
 }
 
 /* Profile indexes past NVML_GPU_INSTANCE_PROFILE_COUNT (18 in the 13.2 header) answer INVALID_ARGUMENT. */
@@ -621,27 +603,13 @@ nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned i
 nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo) {
     CHECK_DEVICE(device, "nvmlDeviceGetGpuFabricInfo");
     gpu_t *g = as_gpu(device);
-    if (!g || !g->hasFabric) {
-        return NOT_SUPPORTED;
-    }
-    if (!gpuFabricInfo) {
-        return INVALID_ARGUMENT;
-    }
-    *gpuFabricInfo = g->fabric;
-    return SUCCESS;
+    ANSWER(g && g->hasFabric, gpuFabricInfo, g->fabric);
 }
 
 nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node) {
     CHECK_DEVICE(device, "nvmlDeviceGetNumaNodeId");
     gpu_t *g = as_gpu(device);
-    if (!g || !g->hasNuma) {
-        return NOT_SUPPORTED;
-    }
-    if (!node) {
-        return INVALID_ARGUMENT;
-    }
-    *node = g->numa;
-    return SUCCESS;
+    ANSWER(g && g->hasNuma, node, g->numa);
 }
 #endif
 

@@ -118,7 +118,9 @@ public final class NvidiaSource implements Source {
         Optional<NvmlDevice.MigMode> mig = optional(dev::migMode, what + " MIG mode", warnings);
         gpu.put("mig.capable", Boolean.toString(mig.isPresent()));
         mig.ifPresent(m -> gpu.put("mig.enabled", Boolean.toString(m.enabled())));
-        optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f).ifPresent(f -> {
+        // A fabric registration that reports an error (status != SUCCESS) says nothing about the clique: left out.
+        optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f)
+                .filter(f -> f.status() == 0).ifPresent(f -> {
             gpu.put("fabric.clusterUuid", uuid(f.clusterUuid()));
             gpu.put("fabric.cliqueId", Integer.toUnsignedString(f.cliqueId()));
             gpu.put("fabric.state", Integer.toString(f.state()));

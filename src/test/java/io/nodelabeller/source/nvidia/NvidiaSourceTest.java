@@ -298,6 +298,18 @@ class NvidiaSourceTest {
     }
 
     @Test
+    void fabricInfoWithAnErrorStatusIsLeftOut() throws Exception {
+        Path lib = FakeNvml.nvml()
+                .gpu(FakeNvml.h100_80gb().fabric("a1b2c3d4e5f60718293a4b5c6d7e8f90", 999, 7, 3))
+                .gpu(FakeNvml.h100_80gb().fabric("00000000000000000000000000000000", 0, 0, 1))
+                .install(tmp.resolve("lib"));
+        List<Map<String, String>> gpus = gpus(discover(lib));
+        assertFalse(gpus.get(0).containsKey("fabric.clusterUuid"));
+        assertEquals("00000000-0000-0000-0000-000000000000/0/1", gpus.get(1).get("fabric.clusterUuid") + "/"
+                + gpus.get(1).get("fabric.cliqueId") + "/" + gpus.get(1).get("fabric.state"));
+    }
+
+    @Test
     void notSupportedMemoryOmitsOnlyMemory() throws Exception {
         Path lib = FakeNvml.nvml().gpu(FakeNvml.t4().rc("nvmlDeviceGetMemoryInfo", 3)).install(tmp.resolve("lib"));
         Map<String, String> g = gpus(discover(lib)).get(0);
