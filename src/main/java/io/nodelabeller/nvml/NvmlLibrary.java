@@ -93,8 +93,8 @@ public final class NvmlLibrary implements AutoCloseable {
         try {
             lib = NativeLibrary.getInstance(name);
         } catch (UnsatisfiedLinkError e) {
-            String why = firstLine(e.getMessage());
-            throw new NvmlException(LIBRARY_NOT_FOUND, why.contains("No such file or directory")
+            String why = dlerror(e.getMessage());
+            throw new NvmlException(LIBRARY_NOT_FOUND, why.startsWith(name + ": ") && why.endsWith("No such file or directory")
                     ? name + " not found" : name + " cannot be loaded: " + why);
         }
         Map<String, Function> functions = new HashMap<>();
@@ -121,6 +121,18 @@ public final class NvmlLibrary implements AutoCloseable {
         } catch (UnsatisfiedLinkError e) {
             return null;
         }
+    }
+
+    /**
+     * The dynamic linker's reason from JNA's message, which reads "Unable to load library 'x':" followed by one
+     * line per place tried, the first being dlopen's own ("x: cannot open shared object file: ...").
+     */
+    private static String dlerror(String message) {
+        if (message == null) {
+            return "unknown error";
+        }
+        List<String> lines = message.lines().map(String::trim).filter(l -> !l.isEmpty()).toList();
+        return lines.size() > 1 && lines.get(0).startsWith("Unable to load library") ? lines.get(1) : firstLine(message);
     }
 
     private static String firstLine(String s) {

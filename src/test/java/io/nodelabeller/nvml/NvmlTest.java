@@ -4,6 +4,8 @@ import io.nodelabeller.testing.FakeNvml;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -103,10 +105,32 @@ class NvmlTest {
     @Test
     void aFileThatIsNoLibraryIsCode12() throws Exception {
         Path junk = tmp.resolve("libnvidia-ml.so.1");
-        java.nio.file.Files.writeString(junk, "not an ELF file");
+        Files.writeString(junk, "not an ELF file");
         NvmlException e = assertThrows(NvmlException.class, () -> Nvml.open(junk.toString()));
         assertEquals(12, e.code());
-        assertTrue(e.getMessage().startsWith(junk + " cannot be loaded: "), e.getMessage());
+        assertEquals(junk + " cannot be loaded: " + junk + ": file too short", e.getMessage());
+    }
+
+    @Test
+    void aLibraryWithAMissingDependencyIsNotCalledMissing() throws Exception {
+        Path lib = tmp.resolve("libnvidia-ml.so.1");
+        Path src = tmp.resolve("needs.c");
+        Files.writeString(src, "int nvmlInit_v2(void) { return 0; }\n");
+        Path dep = tmp.resolve("libabsent-dependency.so");
+        Files.writeString(tmp.resolve("dep.c"), "int absent(void) { return 0; }\n");
+        assumeGcc("gcc", "-shared", "-fPIC", "-o", dep.toString(), tmp.resolve("dep.c").toString());
+        assumeGcc("gcc", "-shared", "-fPIC", "-o", lib.toString(), src.toString(), "-L" + tmp, "-Wl,--no-as-needed", "-labsent-dependency");
+        Files.delete(dep);
+        NvmlException e = assertThrows(NvmlException.class, () -> Nvml.open(lib.toString()));
+        assertEquals(lib + " cannot be loaded: libabsent-dependency.so: cannot open shared object file: "
+                + "No such file or directory", e.getMessage());
+    }
+
+    private static void assumeGcc(String... cmd) throws Exception {
+        FakeNvml.built(FakeNvml.Variant.FULL);   // skips (or fails under CI) without gcc, like the fake itself
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
     }
 
     @Test
