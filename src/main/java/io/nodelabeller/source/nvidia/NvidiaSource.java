@@ -7,6 +7,7 @@ import io.nodelabeller.nvml.NvmlDevice;
 import io.nodelabeller.nvml.NvmlDevice.Attributes;
 import io.nodelabeller.nvml.NvmlDevice.GpuInstanceProfile;
 import io.nodelabeller.nvml.NvmlException;
+import io.nodelabeller.nvml.NvmlLibrary;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
@@ -23,7 +24,8 @@ import java.util.UUID;
  * session (init … shutdown), so a driver that comes up later is found on the next cycle.
  *
  * <p>A missing library, a missing symbol or a failing {@code nvmlInit_v2} is a normal answer (status
- * {@code unavailable}), not a failure of the source. One GPU or MIG device that cannot be queried gets an
+ * {@code unavailable}), not a failure of the source; a failing {@code nvmlDeviceGetCount_v2} after a good init is one
+ * (the previous labels are kept). One GPU or MIG device that cannot be queried gets an
  * {@code error} attribute and a warning; the others are still reported. A call answering NOT_SUPPORTED just
  * leaves its attribute out; any other failing call also warns.
  */
@@ -66,7 +68,8 @@ public final class NvidiaSource implements Source {
             b.attribute("nvml", "status", "unavailable");
             b.attribute("nvml", "error", e.getMessage());
             b.attribute("nvml", "errorCode", Integer.toString(e.code()));
-            b.origin("nvml", e.call() != null ? e.call() : "loading " + libraryName());
+            String loaded = library == null || library.isBlank() ? NvmlLibrary.DEFAULT_NAME : library;
+            b.origin("nvml", e.call() != null ? e.call() : "loading " + loaded);
             return b.build();
         }
         try (nvml) {
@@ -85,10 +88,6 @@ public final class NvidiaSource implements Source {
             }
         }
         return b.build();
-    }
-
-    private String libraryName() {
-        return library == null ? "libnvidia-ml.so.1" : library;
     }
 
     private void gpu(Nvml nvml, int index, Features.Builder b, Warnings warnings) {

@@ -3,6 +3,7 @@ package io.nodelabeller.source.nvidia;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
+import io.nodelabeller.nvml.NvmlException;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.testing.FakeNvml;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The nvidia source over the real binding and the fake NVML: every feature of NVIDIA-CONTRACT.md. */
@@ -274,6 +276,14 @@ class NvidiaSourceTest {
                 "errorCode", Integer.toString(code)), nvml(f));
         assertEquals("nvmlInit_v2", f.origin("nvidia.nvml"));
         assertEquals(List.of("nvmlInit_v2 " + code), FakeNvml.calls(lib));
+    }
+
+    @Test
+    void failingDeviceCountFailsTheSourceAfterShuttingNvmlDown() {
+        Path lib = FakeNvml.nvml().rc("nvmlDeviceGetCount_v2", 999).gpu(FakeNvml.t4()).install(tmp.resolve("lib"));
+        NvmlException e = assertThrows(NvmlException.class, () -> discover(lib));
+        assertEquals("nvmlDeviceGetCount_v2 failed: 999 (Unknown Error)", e.getMessage());
+        assertEquals(List.of("nvmlInit_v2 0", "nvmlShutdown 0"), FakeNvml.calls(lib));
     }
 
     @Test
