@@ -20,7 +20,8 @@ import java.util.UUID;
 
 /**
  * NVIDIA GPUs through NVML (NVIDIA-CONTRACT.md): {@code nvidia.nvml} (status, driver, CUDA, count),
- * {@code nvidia.gpu} and {@code nvidia.mig} instances, {@code nvidia.machine}. Each discovery opens its own NVML
+ * {@code nvidia.gpu} and {@code nvidia.mig} instances, {@code nvidia.machine}. Beyond the contract, a GPU's
+ * {@code fabric.status} (the fabric registration's own return code) is given with its other fabric values. Each discovery opens its own NVML
  * session (init … shutdown), so a driver that comes up later is found on the next cycle.
  *
  * <p>A missing library, a missing symbol or a failing {@code nvmlInit_v2} is a normal answer (status
@@ -31,7 +32,9 @@ import java.util.UUID;
  */
 public final class NvidiaSource implements Source {
 
-    static final String PRODUCT_NAME = "/sys/class/dmi/id/product_name";
+    /** GFD's machine-type file, then where its symbolic link points (for host copies that lost the link). */
+    static final List<String> PRODUCT_NAME_FILES = List.of("/sys/class/dmi/id/product_name",
+            "/sys/devices/virtual/dmi/id/product_name");
 
     static final String NVML_ORIGIN = "nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlSystemGetCudaDriverVersion, "
             + "nvmlDeviceGetCount_v2";
@@ -56,10 +59,14 @@ public final class NvidiaSource implements Source {
     @Override
     public Features discover(HostFs host, Warnings warnings) throws Exception {
         Features.Builder b = Features.builder(name());
-        host.readTrimmed(PRODUCT_NAME).filter(s -> !s.isEmpty()).ifPresent(product -> {
-            b.attribute("machine", "product_name", product);
-            b.origin("machine", host.path(PRODUCT_NAME).toString());
-        });
+        for (String file : PRODUCT_NAME_FILES) {
+            Optional<String> product = host.readTrimmed(file).filter(s -> !s.isEmpty());
+            if (product.isPresent()) {
+                b.attribute("machine", "product_name", product.get());
+                b.origin("machine", host.path(file).toString());
+                break;
+            }
+        }
 
         Nvml nvml;
         try {
@@ -117,12 +124,11 @@ public final class NvidiaSource implements Source {
         Optional<NvmlDevice.MigMode> mig = optional(dev::migMode, what + " MIG mode", warnings);
         gpu.put("mig.capable", Boolean.toString(mig.isPresent()));
         mig.ifPresent(m -> gpu.put("mig.enabled", Boolean.toString(m.enabled())));
-        // A fabric registration that reports an error (status != SUCCESS) says nothing about the clique: left out.
-        optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f)
-                .filter(f -> f.status() == 0).ifPresent(f -> {
+        optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f).ifPresent(f -> {
             gpu.put("fabric.clusterUuid", uuid(f.clusterUuid()));
             gpu.put("fabric.cliqueId", Integer.toUnsignedString(f.cliqueId()));
             gpu.put("fabric.state", Integer.toString(f.state()));
+            gpu.put("fabric.status", Integer.toString(f.status()));   // the registration's nvmlReturn_t; 0 = success
         });
         optional(() -> dev.numaNode(), what + " NUMA node", warnings).ifPresent(n ->
                 n.ifPresent(node -> gpu.put("numaNode", Integer.toUnsignedString(node))));

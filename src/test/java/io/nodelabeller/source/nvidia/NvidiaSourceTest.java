@@ -86,6 +86,7 @@ class NvidiaSourceTest {
                 Map.entry("fabric.clusterUuid", "a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90"),
                 Map.entry("fabric.cliqueId", "7"),
                 Map.entry("fabric.state", "3"),
+                Map.entry("fabric.status", "0"),
                 Map.entry("numaNode", "2"))), gpus(f));
         assertEquals(List.of(), migs(f));
         assertEquals(Map.of("product_name", "DGXA100 920-23687-2530-000"), f.attributes("nvidia.machine"));
@@ -308,15 +309,25 @@ class NvidiaSourceTest {
     }
 
     @Test
-    void fabricInfoWithAnErrorStatusIsLeftOut() throws Exception {
+    void fabricStatusAndAZeroClusterAreReportedAsNvmlGivesThem() throws Exception {
         Path lib = FakeNvml.nvml()
                 .gpu(FakeNvml.h100_80gb().fabric("a1b2c3d4e5f60718293a4b5c6d7e8f90", 999, 7, 3))
                 .gpu(FakeNvml.h100_80gb().fabric("00000000000000000000000000000000", 0, 0, 1))
                 .install(tmp.resolve("lib"));
-        List<Map<String, String>> gpus = gpus(discover(lib));
-        assertFalse(gpus.get(0).containsKey("fabric.clusterUuid"));
-        assertEquals("00000000-0000-0000-0000-000000000000/0/1", gpus.get(1).get("fabric.clusterUuid") + "/"
-                + gpus.get(1).get("fabric.cliqueId") + "/" + gpus.get(1).get("fabric.state"));
+        List<String> fabric = gpus(discover(lib)).stream().map(g -> g.get("fabric.clusterUuid") + "/"
+                + g.get("fabric.cliqueId") + "/" + g.get("fabric.state") + "/" + g.get("fabric.status")).toList();
+        assertEquals(List.of("a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90/7/3/999", "00000000-0000-0000-0000-000000000000/0/1/0"),
+                fabric);
+    }
+
+    @Test
+    void productNameAlsoFromTheDmiDirectoryTheClassLinkPointsTo() throws Exception {
+        Path dmi = tmp.resolve("host/sys/devices/virtual/dmi/id/product_name");
+        Files.createDirectories(dmi.getParent());
+        Files.writeString(dmi, "DGXA100 920-23687-2530-000\n");   // as in hosts/gpu-server (a DGX A100)
+        Features f = discover(FakeNvml.nvml().install(tmp.resolve("lib")));
+        assertEquals("DGXA100 920-23687-2530-000", f.attribute("nvidia.machine", "product_name"));
+        assertEquals(dmi.toString(), f.origin("nvidia.machine"));
     }
 
     @Test
