@@ -10,6 +10,7 @@ import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.source.storage.StorageSource;
 import io.nodelabeller.source.usb.UsbSource;
 import io.nodelabeller.source.os.OsSource;
+import io.nodelabeller.source.nvidia.NvidiaSource;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +37,7 @@ public final class Sources {
         CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
         CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC(),
                 c.publish().featuresFile()));
+        CATALOG.put("nvidia", (c, o) -> new NvidiaSource(o));
     }
 
     private Sources() {

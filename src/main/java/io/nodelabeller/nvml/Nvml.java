@@ -1,0 +1,124 @@
+package io.nodelabeller.nvml;
+
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.PointerByReference;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Semaphore;
+
+/**
+ * One NVML session: {@code nvmlInit_v2} on {@link #open}, {@code nvmlShutdown} and unloading of the library on
+ * {@link #close}, so use it with try-with-resources. Every failing call throws {@link NvmlException} with the
+ * return code and NVML's {@code nvmlErrorString}. Opening a session per discovery is what lets a driver that
+ * was not ready at start-up be found later (GFD gives up until restarted; SPEC §4.3.2 fix).
+ *
+ * <p>One session at a time per process: {@link #open} waits for the previous one to be closed, because closing
+ * unloads the library that another session would still be calling.
+ */
+public final class Nvml implements AutoCloseable {
+
+    private static final Semaphore ONE_SESSION = new Semaphore(1);
+
+    private final NvmlLibrary lib;
+    private boolean closed;
+
+    private Nvml(NvmlLibrary lib) {
+        this.lib = lib;
+    }
+
+    /**
+     * Loads {@code library} (a path, or null for {@code libnvidia-ml.so.1} from the search path) and initialises
+     * NVML. Throws {@link NvmlException}: code 12 when the library is missing, 13 when a required symbol is, or
+     * {@code nvmlInit_v2}'s code (9 driver not loaded, 18 version mismatch, ...).
+     */
+    public static Nvml open(String library) throws NvmlException {
+        ONE_SESSION.acquireUninterruptibly();
+        NvmlLibrary lib = null;
+        try {
+            lib = NvmlLibrary.load(library);
+            int rc = lib.nvmlInit_v2();
+            if (rc != NvmlLibrary.SUCCESS) {
+                throw new NvmlException("nvmlInit_v2", rc, lib.nvmlErrorString(rc));
+            }
+            return new Nvml(lib);
+        } catch (NvmlException | RuntimeException | Error e) {
+            if (lib != null) {
+                lib.close();
+            }
+            ONE_SESSION.release();
+            throw e;
+        }
+    }
+
+    /** The raw binding, for calls this class does not wrap. */
+    public NvmlLibrary library() {
+        return lib;
+    }
+
+    /** {@code nvmlSystemGetDriverVersion}, e.g. "580.159.04". */
+    public String driverVersion() throws NvmlException {
+        byte[] buf = new byte[NvmlLibrary.DRIVER_VERSION_BUFFER];
+        check("nvmlSystemGetDriverVersion", lib.nvmlSystemGetDriverVersion(buf, buf.length));
+        return text(buf);
+    }
+
+    /** {@code nvmlSystemGetCudaDriverVersion}: 1000 × major + 10 × minor, e.g. 13000. */
+    public int cudaDriverVersion() throws NvmlException {
+        IntByReference v = new IntByReference();
+        check("nvmlSystemGetCudaDriverVersion", lib.nvmlSystemGetCudaDriverVersion(v));
+        return v.getValue();
+    }
+
+    /** {@code nvmlDeviceGetCount_v2}. */
+    public int deviceCount() throws NvmlException {
+        IntByReference n = new IntByReference();
+        check("nvmlDeviceGetCount_v2", lib.nvmlDeviceGetCount_v2(n));
+        return n.getValue();
+    }
+
+    /** {@code nvmlDeviceGetHandleByIndex_v2}. */
+    public NvmlDevice device(int index) throws NvmlException {
+        PointerByReference handle = new PointerByReference();
+        check("nvmlDeviceGetHandleByIndex_v2", lib.nvmlDeviceGetHandleByIndex_v2(index, handle));
+        return new NvmlDevice(this, handle.getValue());
+    }
+
+    /** NVML's text for a return code ({@code nvmlErrorString}). */
+    public String errorString(int code) {
+        return lib.nvmlErrorString(code);
+    }
+
+    /** Calls {@code nvmlShutdown} and unloads the library; never throws. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            lib.nvmlShutdown();
+        } finally {
+            lib.close();
+            ONE_SESSION.release();
+        }
+    }
+
+    void check(String call, int rc) throws NvmlException {
+        if (rc != NvmlLibrary.SUCCESS) {
+            throw new NvmlException(call, rc, lib.nvmlErrorString(rc));
+        }
+    }
+
+    NvmlLibrary lib() {
+        return lib;
+    }
+
+    /** A NUL-terminated C string from a buffer (UTF-8; NVML's strings are ASCII). */
+    static String text(byte[] buf) {
+        int n = 0;
+        while (n < buf.length && buf[n] != 0) {
+            n++;
+        }
+        return new String(buf, 0, n, StandardCharsets.UTF_8);
+    }
+}
