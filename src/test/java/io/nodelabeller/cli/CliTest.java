@@ -107,6 +107,17 @@ class CliTest {
     }
 
     @Test
+    void printWithoutGpuOrNvmlSaysInOneLineWhyThereAreNoNvmlLabels() {
+        Result r = run("print", "--host-root", Hosts.root("cloud-vm").toString(),
+                "--nvml-library", tmp.resolve("missing/libnvidia-ml.so.1").toString());
+        assertEquals(0, r.code(), r.err());
+        long lines = r.err().lines().filter(l -> l.contains("NVML unavailable")).count();
+        assertEquals(1, lines, r.err());
+        assertTrue(r.out().contains("feature.node.kubernetes.io/kernel-version.full="), r.out());
+        assertTrue(!r.out().contains("nvidia.com/"), r.out());
+    }
+
+    @Test
     void versionAndHelp() {
         assertEquals(0, run("--version").code());
         Result h = run("--help");

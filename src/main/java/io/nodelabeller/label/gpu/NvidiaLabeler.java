@@ -84,9 +84,10 @@ public final class NvidiaLabeler implements Labeler {
             if (lastNotes.contains(n)) {
                 continue;
             }
-            // Quiet on nodes without any NVIDIA GPU: NVML is expected to be missing there.
+            // Only informative on nodes without any NVIDIA GPU: NVML is expected to be missing there, but the
+            // operator running print on such a machine should still learn in one line why no GPU labels appear.
             if (n.equals(unusable) && !facts.pciGpuPresent() && facts.failedGpus().isEmpty()) {
-                LOG.debug("{}", n);
+                LOG.info("{}", n);
             } else {
                 LOG.warn("{}", n);
             }
