@@ -1,0 +1,161 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The whole chain for GPU labels: the fake libnvidia-ml (C, built by the test phase) → the real JNA binding →
+ * the nvidia source → the GPU labelers → {@code print}. Expected values are GFD's for the same NVML answers
+ * (reference/gfd.md §1, §2), on the DGX A100 fake host (8 × A100-SXM4-80GB, class 0302).
+ */
+class GpuLabelsEndToEndTest {
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void needsFakeLibrary() {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+    }
+
+    private Map<String, String> print(FakeNvml nvml, String... extra) {
+        Path lib = nvml.install(tmp.resolve("lib"));
+        List<String> args = new ArrayList<>(List.of("print", "--no-timestamp",
+                "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString(),
+                "--sources", "pci,nvidia,system"));
+        args.addAll(List.of(extra));
+        CliTest.Result r = CliTest.run(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        Map<String, String> nvidia = new TreeMap<>();
+        r.out().lines().filter(l -> l.startsWith("nvidia.com/")).forEach(l -> {
+            int eq = l.indexOf('=');
+            nvidia.put(l.substring("nvidia.com/".length(), eq), l.substring(eq + 1));
+        });
+        return nvidia;
+    }
+
+    private static Map<String, String> common() {
+        Map<String, String> m = new TreeMap<>();
+        m.put("cuda.driver.major", "580");
+        m.put("cuda.driver.minor", "159");
+        m.put("cuda.driver.rev", "04");
+        m.put("cuda.driver-version.major", "580");
+        m.put("cuda.driver-version.minor", "159");
+        m.put("cuda.driver-version.revision", "04");
+        m.put("cuda.driver-version.full", "580.159.04");
+        m.put("cuda.runtime.major", "13");
+        m.put("cuda.runtime.minor", "0");
+        m.put("cuda.runtime-version.major", "13");
+        m.put("cuda.runtime-version.minor", "0");
+        m.put("cuda.runtime-version.full", "13.0");
+        m.put("gpu.machine", "DGXA100-920-23687-2530-000");
+        m.put("gpu.mode", "compute");
+        m.put("gpu.present", "true");
+        m.put("mig.capable", "true");
+        m.put("mps.capable", "false");
+        return m;
+    }
+
+    @Test
+    void eightFullGpus() {
+        Map<String, String> want = common();
+        want.put("gpu.count", "8");
+        want.put("gpu.product", "NVIDIA-A100-SXM4-80GB");
+        want.put("gpu.memory", "81920");
+        want.put("gpu.family", "ampere");
+        want.put("gpu.compute.major", "8");
+        want.put("gpu.compute.minor", "0");
+        want.put("gpu.replicas", "1");
+        want.put("gpu.sharing-strategy", "none");
+        assertEquals(want, print(FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb())));
+    }
+
+    @Test
+    void timeSlicingFromTheDevicePluginConfig() throws Exception {
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, """
+                version: v1
+                sharing:
+                  timeSlicing:
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: 4
+                """);
+        Map<String, String> got = print(FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()), "--device-plugin-config", dp.toString());
+        assertEquals("4", got.get("gpu.replicas"));
+        assertEquals("time-slicing", got.get("gpu.sharing-strategy"));
+        assertEquals("NVIDIA-A100-SXM4-80GB-SHARED", got.get("gpu.product"));
+        assertEquals("8", got.get("gpu.count"));
+    }
+
+    @Test
+    void migSingleStrategy() throws Exception {
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  migStrategy: single\n");
+        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled();
+        for (int slot = 0; slot < 7; slot++) {
+            mig = mig.mig(slot, FakeNvml.A100_80GB.get("1g.10gb"));
+        }
+        Map<String, String> got = print(FakeNvml.nvml().gpus(8, mig), "--device-plugin-config", dp.toString());
+        assertEquals("single", got.get("mig.strategy"));
+        assertEquals("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb", got.get("gpu.product"));
+        assertEquals("56", got.get("gpu.count"));
+        assertEquals("1", got.get("gpu.slices.gi"));
+        assertEquals("1", got.get("gpu.slices.ci"));
+        assertEquals("14", got.get("gpu.multiprocessors"));
+        assertEquals("9728", got.get("gpu.memory"));
+        assertEquals("1", got.get("gpu.replicas"));
+    }
+
+    @Test
+    void migMixedStrategyGivesPerProfileLabels() throws Exception {
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  migStrategy: mixed\n");
+        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled()
+                .mig(0, FakeNvml.A100_80GB.get("3g.40gb"))
+                .mig(1, FakeNvml.A100_80GB.get("1g.10gb+me"))
+                .mig(2, FakeNvml.A100_80GB.get("3g.40gb"), 1);
+        Map<String, String> got = print(FakeNvml.nvml().gpu(mig), "--device-plugin-config", dp.toString());
+        assertEquals("mixed", got.get("mig.strategy"));
+        assertEquals("1", got.get("mig-3g.40gb.count"));
+        assertEquals("NVIDIA-A100-SXM4-80GB-MIG-3g.40gb", got.get("mig-3g.40gb.product"));
+        assertEquals("1", got.get("mig-1g.10gb.me.count"));
+        assertEquals("1", got.get("mig-1c.3g.40gb.count"));
+        assertEquals("1", got.get("mig-1c.3g.40gb.slices.ci"));
+        assertEquals("3", got.get("mig-1c.3g.40gb.slices.gi"));
+        for (String profile : List.of("3g.40gb", "1g.10gb.me", "1c.3g.40gb")) {
+            long perProfile = got.keySet().stream().filter(k -> k.startsWith("mig-" + profile + ".")).count();
+            assertEquals(13, perProfile, profile + " in " + got);
+        }
+    }
+
+    @Test
+    void nvmlInitFailureLeavesOnlyPresence() {
+        Map<String, String> got = print(FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()));
+        assertEquals(Map.of("gpu.present", "true"), got);
+    }
+
+    @Test
+    void oneLostGpuDoesNotHideTheOthers() {
+        FakeNvml nvml = FakeNvml.nvml().gpus(3, FakeNvml.a100_80gb())
+                .gpu(FakeNvml.a100_80gb().rc("nvmlDeviceGetHandleByIndex_v2", 15));
+        Map<String, String> got = print(nvml);
+        assertEquals("3", got.get("gpu.count"));
+        assertEquals("NVIDIA-A100-SXM4-80GB", got.get("gpu.product"));
+        assertTrue(got.containsKey("cuda.driver-version.full"));
+    }
+}
