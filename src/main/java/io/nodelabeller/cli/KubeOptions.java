@@ -1,0 +1,38 @@
+package io.nodelabeller.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Options of the commands that talk to Kubernetes: run, once, prune (SPEC §3). */
+final class KubeOptions {
+
+    @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
+            description = "The node this agent runs on. Default: the NODE_NAME environment variable.")
+    String nodeName;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig file. Default: in-cluster service account, else ~/.kube/config.")
+    Path kubeconfig;
+
+    boolean hasNodeName() {
+        return nodeName != null && !nodeName.isBlank();
+    }
+
+    /**
+     * A Kubernetes client for the options. Only run/once/prune call this, and only when a Kubernetes output is on:
+     * print and explain never start a client.
+     */
+    // LEAD: replace with the publish package's client factory once merged.
+    KubernetesClient client() throws IOException {
+        KubernetesClientBuilder builder = new KubernetesClientBuilder();
+        if (kubeconfig != null) {
+            builder.withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(Files.readString(kubeconfig)));
+        }
+        return builder.build();
+    }
+}
