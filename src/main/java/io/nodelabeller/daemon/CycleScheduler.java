@@ -16,7 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Date;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,6 +78,15 @@ public final class CycleScheduler implements AutoCloseable {
     /** Fires one extra cycle now; it waits for a running one to finish. */
     void triggerNow() throws SchedulerException {
         scheduler.triggerJob(job);
+    }
+
+    /** The states of the job's pending triggers (tests: fired-by-hand cycles wait BLOCKED behind a running one). */
+    List<Trigger.TriggerState> triggerStates() throws SchedulerException {
+        List<Trigger.TriggerState> out = new ArrayList<>();
+        for (Trigger t : scheduler.getTriggersOfJob(job)) {
+            out.add(scheduler.getTriggerState(t.getKey()));
+        }
+        return out;
     }
 
     /** Random extra delay: up to a tenth of the interval, at most {@link #MAX_JITTER}. */
