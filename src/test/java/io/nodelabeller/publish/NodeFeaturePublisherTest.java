@@ -71,7 +71,7 @@ class NodeFeaturePublisherTest {
 
     @Test
     void apiErrorsBecomePublishExceptionsWithTheStatus() {
-        KubernetesMockServer server = new KubernetesMockServer(false); // expectations, not CRUD
+        KubernetesMockServer server = new KubernetesMockServer(false); // plain http, expectations (no CRUD)
         server.init(InetAddress.getLoopbackAddress(), 0);
         try (KubernetesClient c = server.createClient(b -> b.editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig())) {
             server.expect().get().withPath("/apis/nfd.k8s-sigs.io/v1alpha1/namespaces/ns/nodefeatures/w")
