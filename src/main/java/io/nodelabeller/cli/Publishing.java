@@ -69,8 +69,10 @@ final class Publishing implements AutoCloseable {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new Failed(e.usage ? Main.USAGE : Main.FAILURE);
         }
-        Cycle cycle = new Cycle(discovery, labelling, Retention.initial(config.publish().staleAfter(), Sources.names()),
-                outputs.publishers(), metrics, Clock.systemUTC());
+        // LEAD: once the node publisher can read the labels it owns on the Node, seed them here with
+        // .withPrevious(ownedLabels), so that a restart with a failing source removes nothing (SPEC §6).
+        Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names());
+        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC());
         return new Publishing(config, metrics, outputs, cycle);
     }
 

@@ -55,6 +55,17 @@ public final class Retention {
         return new Retention(staleAfter, Set.copyOf(sourceNames), Collections.emptySortedMap());
     }
 
+    /**
+     * This state with {@code current} (key → value, e.g. the labels this agent owns on the Node right now) taken as
+     * the previous cycle's labels, so that a restart removes nothing on uncertainty either: which source produced
+     * them is unknown, so each is kept while any source fails, within {@code staleAfter}.
+     */
+    public Retention withPrevious(Map<String, String> current) {
+        SortedMap<String, Kept> state = new TreeMap<>(previous);
+        current.forEach((k, v) -> state.putIfAbsent(k, new Kept(Label.of(k, v, null, "published before this process started"), 0)));
+        return new Retention(staleAfter, sourceNames, Collections.unmodifiableSortedMap(state));
+    }
+
     /** Labels published (produced or kept) in the last cycle, by key. */
     public SortedMap<String, Label> labels() {
         SortedMap<String, Label> out = new TreeMap<>();

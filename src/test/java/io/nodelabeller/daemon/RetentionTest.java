@@ -119,6 +119,19 @@ class RetentionTest {
     }
 
     @Test
+    void labelsFoundAtStartAreKeptWhileAnySourceFails() {
+        Map<String, String> onNode = Map.of(PCI.key(), "true", "x/gone", "1");
+        Retention r = Retention.initial(1, SOURCES).withPrevious(onNode);
+        Retention.Step s = r.next(statuses("pci"), set(KERNEL));
+        assertEquals(Map.of(PCI.key(), "true", "x/gone", "1", KERNEL.key(), "6"), s.labels().asMap(),
+                "a restart with a failing source removes nothing");
+        assertEquals(Map.of(KERNEL.key(), "6"), s.next().next(statuses("pci"), set(KERNEL)).labels().asMap(),
+                "staleAfter applies to them too");
+        assertEquals(Map.of(KERNEL.key(), "6"), r.next(statuses(), set(KERNEL)).labels().asMap(),
+                "every source succeeded: what is not produced goes");
+    }
+
+    @Test
     void droppedLabelsPassThrough() {
         Label bad = label("kernel", "feature.node.kubernetes.io/bad", "a b");
         LabelSet fresh = new LabelSet(new TreeMap<>(Map.of(KERNEL.key(), KERNEL)), List.of(new LabelSet.Dropped(bad, "invalid")));
