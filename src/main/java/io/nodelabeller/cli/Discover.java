@@ -14,11 +14,15 @@ import io.nodelabeller.source.Sources;
 record Discover(Snapshot snapshot, LabelSet labels) {
 
     static Discover once(Config config, Options options) {
-        HostFs host = new HostFs(options.hostRoot());
-        Discovery discovery = new Discovery(host, Sources.create(config, options,
-                options.sources() != null ? options.sources() : config.core().featureSources()));
+        Discovery discovery = discovery(config, options);
         Labelling labelling = Labelers.labelling(config, options);
         Snapshot snapshot = discovery.discover();
         return new Discover(snapshot, labelling.label(snapshot.features()));
+    }
+
+    /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */
+    static Discovery discovery(Config config, Options options) {
+        return new Discovery(new HostFs(options.hostRoot()), Sources.create(config, options,
+                options.sources() != null ? options.sources() : config.core().featureSources()));
     }
 }

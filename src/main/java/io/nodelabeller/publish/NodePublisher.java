@@ -213,6 +213,36 @@ public final class NodePublisher implements Publisher {
         }
     }
 
+    /**
+     * The labels this agent owns on the node now: those listed in the ownership annotation. Read once at start so
+     * that a restart whose first discovery has a failing source removes nothing. The read seeds the view, so the
+     * first publish sends no second GET.
+     */
+    public SortedMap<String, String> ownedLabels() throws PublishException {
+        try {
+            Node node = view.current();
+            if (node == null) {
+                node = api.get();
+                view.seed(node);
+            }
+            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+            SortedMap<String, String> out = new java.util.TreeMap<>();
+            for (String key : NodePatch.owned(node.getMetadata().getAnnotations())) {
+                if (labels.containsKey(key)) {
+                    out.put(key, labels.get(key));
+                }
+            }
+            return out;
+        } catch (NodeApi.Failure f) {
+            events.apiError(f.status);
+            view.invalidate();
+            throw new PublishException("node " + nodeName + ": " + f.getMessage() + hint(f.status), f.status, f);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException("node " + nodeName + ": interrupted", 0, e);
+        }
+    }
+
     /** The node as the watch last showed it (for tests that wait for an event). */
     Node viewed() {
         return view.peek();

@@ -1,0 +1,124 @@
+package io.nodelabeller.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.config.PublishConfig;
+import io.nodelabeller.daemon.Metrics;
+import io.nodelabeller.publish.FeaturesFilePublisher;
+import io.nodelabeller.publish.NodeFeaturePublisher;
+import io.nodelabeller.publish.NodePublisher;
+import io.nodelabeller.publish.PublishEvents;
+import io.nodelabeller.publish.PublishException;
+import io.nodelabeller.publish.Publisher;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The publishers {@code publish:} enables, in order: the Node, the NFD NodeFeature object, the features.d file.
+ * Owns the Kubernetes client (started only when a Kubernetes output is on) and closes it.
+ */
+final class Outputs implements AutoCloseable {
+
+    /** An output cannot be set up: {@code usage} true for a config/usage problem (exit 2), else runtime (exit 1). */
+    static final class Unavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+        final boolean usage;
+
+        Unavailable(String message, boolean usage) {
+            super(message);
+            this.usage = usage;
+        }
+    }
+
+    private final List<Publisher> publishers;
+    private final KubernetesClient client;
+
+    private Outputs(List<Publisher> publishers, KubernetesClient client) {
+        this.publishers = List.copyOf(publishers);
+        this.client = client;
+    }
+
+    List<Publisher> publishers() {
+        return publishers;
+    }
+
+    static Outputs create(PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
+        boolean kubernetes = config.node() || config.nodeFeature().enabled();
+        if (!kubernetes && config.featuresFile().isEmpty()) {
+            throw new Unavailable("publish: node, nodeFeature.enabled and featuresFile are all off: nothing to publish",
+                    true);
+        }
+        if (kubernetes && !kube.hasNodeName()) {
+            throw new Unavailable("no node name: set --node-name or the NODE_NAME environment variable"
+                    + " (in a DaemonSet: env NODE_NAME from fieldRef spec.nodeName)", true);
+        }
+        List<Publisher> out = new ArrayList<>();
+        KubernetesClient client = null;
+        try {
+            if (kubernetes) {
+                client = kube.client();
+            }
+            if (config.node()) {
+                out.add(nodePublisher(client, kube.nodeName, metrics));
+            }
+            if (config.nodeFeature().enabled()) {
+                out.add(new NodeFeaturePublisher(client, config.nodeFeature().namespace(), config.nodeFeature().name(),
+                        kube.nodeName));
+            }
+            if (!config.featuresFile().isEmpty()) {
+                out.add(new FeaturesFilePublisher(Path.of(config.featuresFile())));
+            }
+            return new Outputs(out, client);
+        } catch (PublishException | RuntimeException e) {
+            closeQuietly(client);
+            throw new Unavailable("cannot set up the Kubernetes client"
+                    + (kube.kubeconfig == null ? "" : " from " + kube.kubeconfig) + ": " + e.getMessage(), false);
+        }
+    }
+
+    /** The Node publisher, reporting patches and API errors to the metrics. */
+    static Publisher nodePublisher(KubernetesClient client, String nodeName, Metrics metrics) {
+        return new NodePublisher(client, nodeName, NodePublisher.Settings.defaults(), new PublishEvents() {
+            @Override
+            public void patchSent() {
+                metrics.patchSent();
+            }
+
+            @Override
+            public void apiError(int status) {
+                metrics.apiError(status);
+            }
+        });
+    }
+
+    /** The labels the Node publisher owns on the node now, or empty when there is none or the read failed. */
+    java.util.Map<String, String> ownedOnNode() {
+        for (Publisher p : publishers) {
+            if (p instanceof NodePublisher node) {
+                try {
+                    return node.ownedLabels();
+                } catch (PublishException e) {
+                    org.slf4j.LoggerFactory.getLogger(Outputs.class).warn(
+                            "cannot read the labels owned on the node at start ({}); the first cycle will try again",
+                            e.getMessage());
+                }
+            }
+        }
+        return java.util.Map.of();
+    }
+
+    private static void closeQuietly(KubernetesClient client) {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Publisher p : publishers) {
+            p.close();
+        }
+        closeQuietly(client);
+    }
+}

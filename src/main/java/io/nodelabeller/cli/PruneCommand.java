@@ -1,0 +1,47 @@
+package io.nodelabeller.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.publish.NodePatch;
+import io.nodelabeller.publish.NodePruner;
+import io.nodelabeller.publish.NodePublisher;
+import io.nodelabeller.publish.PublishEvents;
+import io.nodelabeller.publish.PublishException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+
+/** {@code prune}: removes every owned label and the ownership annotation from the node (uninstall, SPEC §6). */
+@Command(name = "prune", mixinStandardHelpOptions = true,
+        description = "Remove every label node-labeller owns, and its annotation, from the node (uninstall).")
+final class PruneCommand implements Callable<Integer> {
+
+    @Mixin
+    CommonOptions common;
+
+    @Mixin
+    KubeOptions kube;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        if (!kube.hasNodeName()) {
+            spec.commandLine().getErr().println("node-labeller prune: no node name: set --node-name or the NODE_NAME"
+                    + " environment variable");
+            return Main.USAGE;
+        }
+        try (KubernetesClient client = kube.client()) {
+            int removed = new NodePruner(client, kube.nodeName, NodePublisher.Settings.defaults(), PublishEvents.NONE)
+                    .prune();
+            spec.commandLine().getOut().println("node " + kube.nodeName + ": removed " + removed
+                    + " owned label(s) and the " + NodePatch.MANAGED_ANNOTATION + " annotation");
+            return Main.OK;
+        } catch (PublishException e) {
+            spec.commandLine().getErr().println("node-labeller prune: " + e.getMessage());
+            return Main.FAILURE;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.daemon.Cycle;
+import io.nodelabeller.daemon.Metrics;
+import io.nodelabeller.daemon.Retention;
+import io.nodelabeller.label.Labelers;
+import io.nodelabeller.label.Labelling;
+import io.nodelabeller.source.Discovery;
+import io.nodelabeller.source.Sources;
+import picocli.CommandLine;
+
+import java.time.Clock;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What run and once share: the config, the outputs and the cycle, set up with the right exit code for every
+ * problem (2: config or usage, 1: runtime). Close it to close the outputs.
+ */
+final class Publishing implements AutoCloseable {
+
+    /** Set-up failed; the message has been printed and {@code exitCode} is what the command returns. */
+    static final class Failed extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int exitCode;
+
+        Failed(int exitCode) {
+            super(null, null, false, false);
+            this.exitCode = exitCode;
+        }
+    }
+
+    final Config config;
+    final Metrics metrics;
+    final Outputs outputs;
+    final Cycle cycle;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Publishing(Config config, Metrics metrics, Outputs outputs, Cycle cycle) {
+        this.config = config;
+        this.metrics = metrics;
+        this.outputs = outputs;
+        this.cycle = cycle;
+    }
+
+    static Publishing setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws Failed {
+        Config config;
+        try {
+            config = common.loadConfig();
+        } catch (ConfigException e) {
+            throw new Failed(ConfigErrors.report(spec, e));
+        }
+        Discovery discovery;
+        Labelling labelling;
+        try {
+            discovery = Discover.discovery(config, common.options());
+            labelling = Labelers.labelling(config, common.options());
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
+                    + e.getMessage());
+            throw new Failed(Main.USAGE);
+        }
+        Metrics metrics = new Metrics();
+        Outputs outputs;
+        try {
+            outputs = Outputs.create(config.publish(), kube, metrics);
+        } catch (Outputs.Unavailable e) {
+            spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
+            throw new Failed(e.usage ? Main.USAGE : Main.FAILURE);
+        }
+        // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
+        // restart whose first discovery has a failing source removes nothing (SPEC §6).
+        Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names())
+                .withPrevious(outputs.ownedOnNode());
+        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC());
+        return new Publishing(config, metrics, outputs, cycle);
+    }
+
+    /** Idempotent: run's shutdown hook and its main thread may both get here. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            outputs.close();
+        }
+    }
+}

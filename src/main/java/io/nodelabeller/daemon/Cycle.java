@@ -1,0 +1,118 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.feature.Snapshot;
+import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.Labelling;
+import io.nodelabeller.publish.PublishException;
+import io.nodelabeller.publish.Publisher;
+import io.nodelabeller.source.Discovery;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One cycle (SPEC §2): discover every enabled source, label, apply {@link Retention}, and hand the result to
+ * every publisher. Nothing a source, labeler or publisher does ends the cycle early or escapes it: a failing
+ * publisher is logged, counted and retried at the next cycle, the others still publish. Runs are serialised.
+ */
+public final class Cycle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Cycle.class);
+
+    /** How a cycle went: {@code ok} when every publisher succeeded; {@code failures} one line per problem. */
+    public record Outcome(boolean ok, LabelSet labels, List<String> failures) {
+        public Outcome {
+            failures = List.copyOf(failures);
+        }
+    }
+
+    private final Discovery discovery;
+    private final Labelling labelling;
+    private final List<Publisher> publishers;
+    private final Metrics metrics;
+    private final Clock clock;
+
+    private Retention retention;
+    private volatile Instant lastSuccess;
+
+    public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
+                 Metrics metrics, Clock clock) {
+        this.discovery = discovery;
+        this.labelling = labelling;
+        this.retention = initial;
+        this.publishers = List.copyOf(publishers);
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    public List<Publisher> publishers() {
+        return publishers;
+    }
+
+    public synchronized Outcome run() {
+        long start = System.nanoTime();
+        try {
+            return runTimed();
+        } finally {
+            metrics.cycleDuration(System.nanoTime() - start);
+        }
+    }
+
+    private Outcome runTimed() {
+        LabelSet labels;
+        try {
+            Snapshot snapshot = discovery.discover();
+            metrics.discovery(snapshot.statuses().values());
+            Retention.Step step = retention.next(snapshot.statuses().values(), labelling.label(snapshot.features()));
+            retention = step.next();
+            labels = step.labels();
+            metrics.labels(labels, step.kept().size());
+            if (!step.kept().isEmpty()) {
+                LOG.info("keeping {} label(s) of failed source(s) {} from an earlier cycle", step.kept().size(),
+                        snapshot.failedSources());
+            }
+        } catch (RuntimeException e) {
+            // Discovery and labelling catch per source and per labeler; this is a bug, but the daemon lives on.
+            LOG.error("cycle failed before publishing, nothing published", e);
+            return new Outcome(false, null, List.of("discovery or labelling: " + e));
+        }
+        List<String> failures = new ArrayList<>();
+        for (Publisher p : publishers) {
+            try {
+                boolean written = p.publish(labels);
+                metrics.published(p.name(), written ? "written" : "unchanged");
+                LOG.debug("{}: {}", p.name(), written ? "written" : "unchanged");
+            } catch (PublishException e) {
+                metrics.published(p.name(), "failed");
+                failures.add(p.name() + ": " + e.getMessage() + (e.status() > 0 ? " (HTTP " + e.status() + ")" : ""));
+                LOG.warn("publishing to {} failed, retrying next cycle: {}", p.name(), e.getMessage());
+            } catch (RuntimeException e) {
+                metrics.published(p.name(), "failed");
+                failures.add(p.name() + ": " + e);
+                LOG.warn("publishing to {} failed, retrying next cycle", p.name(), e);
+            }
+        }
+        if (failures.isEmpty()) {
+            lastSuccess = clock.instant();
+            metrics.lastSuccessfulPublish(lastSuccess);
+        }
+        return new Outcome(failures.isEmpty(), labels, failures);
+    }
+
+    /** When the last cycle in which every publisher succeeded ended. */
+    public Optional<Instant> lastSuccess() {
+        return Optional.ofNullable(lastSuccess);
+    }
+
+    /** True when a cycle published successfully no longer than {@code window} ago (readiness). */
+    public boolean succeededWithin(Duration window) {
+        Instant last = lastSuccess;
+        return last != null && !clock.instant().isAfter(last.plus(window));
+    }
+}

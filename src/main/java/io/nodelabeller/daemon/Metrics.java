@@ -1,0 +1,143 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.feature.SourceStatus;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The daemon's Prometheus metrics, in a registry of their own (no JVM collectors: the agent stays small).
+ * {@link #patchSent()} and {@link #apiError(int)} are meant for the node publisher's listener, which sees every
+ * request including retries; everything else is recorded by {@link Cycle}.
+ */
+public final class Metrics {
+
+    /** The source whose failures and warnings are also counted as NVML errors. */
+    static final String NVML_SOURCE = "nvidia";
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+
+    private final Histogram cycleDuration = Histogram.builder()
+            .name("node_labeller_cycle_duration_seconds")
+            .help("Time of one cycle: discovery, labelling and publishing.")
+            .classicOnly()
+            .classicUpperBounds(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
+            .register(registry);
+    private final Gauge labels = Gauge.builder()
+            .name("node_labeller_labels")
+            .help("Labels published in the last cycle, by the source (labeler) that produced them.")
+            .labelNames("source")
+            .register(registry);
+    private final Gauge keptLabels = Gauge.builder()
+            .name("node_labeller_labels_kept")
+            .help("Labels of the last cycle kept from an earlier cycle because their source failed (publish.staleAfter).")
+            .register(registry);
+    private final Counter patchesSent = Counter.builder()
+            .name("node_labeller_patches_sent_total")
+            .help("Patches sent to the Node (only sent when something differs).")
+            .register(registry);
+    private final Counter apiErrors = Counter.builder()
+            .name("node_labeller_api_errors_total")
+            .help("Kubernetes API errors, by HTTP status (0: no response).")
+            .labelNames("status")
+            .register(registry);
+    private final Counter publishes = Counter.builder()
+            .name("node_labeller_publishes_total")
+            .help("Publish calls per output and result: written, unchanged or failed.")
+            .labelNames("publisher", "result")
+            .register(registry);
+    private final Counter sourceErrors = Counter.builder()
+            .name("node_labeller_source_errors_total")
+            .help("Sources that failed as a whole during a discovery.")
+            .labelNames("source")
+            .register(registry);
+    private final Counter sourceWarnings = Counter.builder()
+            .name("node_labeller_source_warnings_total")
+            .help("Single features or devices a source could not read.")
+            .labelNames("source")
+            .register(registry);
+    private final Counter nvmlErrors = Counter.builder()
+            .name("node_labeller_nvml_errors_total")
+            .help("NVML failures: the nvidia source failing as a whole or losing one GPU or call.")
+            .register(registry);
+    private final Counter dropped = Counter.builder()
+            .name("node_labeller_invalid_labels_dropped_total")
+            .help("Labels dropped because they were invalid or not whitelisted, counted every cycle they were produced.")
+            .labelNames("source")
+            .register(registry);
+    private final Gauge lastPublish = Gauge.builder()
+            .name("node_labeller_last_successful_publish_timestamp_seconds")
+            .help("Unix time of the end of the last cycle in which every output was published.")
+            .register(registry);
+
+    private final Set<String> labelSources = new HashSet<>();
+
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+
+    /** One patch sent to the Node (call from the node publisher's listener). */
+    public void patchSent() {
+        patchesSent.inc();
+    }
+
+    /** One failed Kubernetes API request with HTTP {@code status}, 0 when there was no response. */
+    public void apiError(int status) {
+        apiErrors.labelValues(Integer.toString(status)).inc();
+    }
+
+    void cycleDuration(long nanos) {
+        cycleDuration.observe(nanos / 1e9);
+    }
+
+    void discovery(Collection<SourceStatus> statuses) {
+        for (SourceStatus s : statuses) {
+            if (!s.ok()) {
+                sourceErrors.labelValues(s.source()).inc();
+            }
+            if (!s.warnings().isEmpty()) {
+                sourceWarnings.labelValues(s.source()).inc(s.warnings().size());
+            }
+            if (NVML_SOURCE.equals(s.source())) {
+                nvmlErrors.inc((s.ok() ? 0 : 1) + s.warnings().size());
+            }
+        }
+    }
+
+    synchronized void labels(LabelSet published, int kept) {
+        Map<String, Integer> bySource = new TreeMap<>();
+        for (Label l : published.labels().values()) {
+            bySource.merge(String.valueOf(l.source()), 1, Integer::sum);
+        }
+        for (String gone : labelSources) {
+            if (!bySource.containsKey(gone)) {
+                labels.remove(gone);
+            }
+        }
+        labelSources.clear();
+        labelSources.addAll(bySource.keySet());
+        bySource.forEach((source, n) -> labels.labelValues(source).set(n));
+        keptLabels.set(kept);
+        for (LabelSet.Dropped d : published.dropped()) {
+            dropped.labelValues(String.valueOf(d.label().source())).inc();
+        }
+    }
+
+    void published(String publisher, String result) {
+        publishes.labelValues(publisher, result).inc();
+    }
+
+    void lastSuccessfulPublish(Instant when) {
+        lastPublish.set(when.toEpochMilli() / 1000.0);
+    }
+}

@@ -1,0 +1,195 @@
+package io.nodelabeller.cli;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** run, once and prune on the command line: exit codes and what they refuse. */
+class DaemonCommandsTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path config(String yaml) throws Exception {
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, yaml);
+        return cfg;
+    }
+
+    private String host() {
+        return Hosts.root("cloud-vm").toString();
+    }
+
+    @Test
+    void onceWritesTheFeaturesFileAndExitsZero() throws Exception {
+        Path out = tmp.resolve("node-labeller.features");
+        Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
+        CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host());
+        assertEquals(0, r.code(), r.err());
+        String content = Files.readString(out);
+        assertTrue(content.contains("feature.node.kubernetes.io/kernel-version.major="), content);
+        assertEquals(CliTest.run("print", "--host-root", host()).out(),
+                content.substring(content.indexOf('\n') + 1), "the file holds exactly what print shows");
+    }
+
+    @Test
+    void onceExitsOneWhenAnOutputFails() throws Exception {
+        Path out = tmp.resolve("no-such-dir").resolve("features");
+        Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
+        CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host());
+        assertEquals(1, r.code());
+        assertTrue(r.err().contains("node-labeller once: features-file: cannot write " + out), r.err());
+    }
+
+    @Test
+    void usageProblemsExitTwo() throws Exception {
+        Path cfg = config("publish:\n  node: false\n");
+        CliTest.Result none = CliTest.run("once", "--config", cfg.toString());
+        assertEquals(2, none.code());
+        assertTrue(none.err().contains("nothing to publish"), none.err());
+
+        Path bad = config("publish:\n  staleAfter: never\n");
+        assertEquals(2, CliTest.run("run", "--config", bad.toString()).code());
+        assertEquals(2, CliTest.run("once", "--sources", "nosuch").code());
+    }
+
+    @Test
+    void aNodeNameIsRequiredToPublishToKubernetes() {
+        assumeTrue(System.getenv("NODE_NAME") == null, "NODE_NAME is set in this environment");
+        for (String cmd : new String[] {"run", "once", "prune"}) {
+            CliTest.Result r = CliTest.run(cmd, "--host-root", host());
+            assertEquals(2, r.code(), cmd);
+            assertTrue(r.err().contains("no node name: set --node-name or the NODE_NAME environment variable"),
+                    cmd + ": " + r.err());
+        }
+    }
+
+    /** A kubeconfig file pointing at {@code client}'s (mock) server. */
+    private Path kubeconfigFor(KubernetesClient client) throws Exception {
+        Path kubeconfig = tmp.resolve("kubeconfig");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: mock
+                  cluster:
+                    server: %s
+                contexts:
+                - name: mock
+                  context:
+                    cluster: mock
+                    user: test
+                current-context: mock
+                users:
+                - name: test
+                  user:
+                    token: secret
+                """.formatted(client.getMasterUrl().toString()));
+        return kubeconfig;
+    }
+
+    private static KubernetesMockServer crudServer() {
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        return server;
+    }
+
+    @Test
+    void oncePatchesTheNodeARestartWithAFailingSourceRemovesNothingAndPruneCleansUp() throws Exception {
+        KubernetesMockServer server = crudServer();
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1")
+                    .addToLabels("team", "ml").addToAnnotations("owner", "équipe")
+                    .endMetadata().build()).create();
+            String kubeconfig = kubeconfigFor(client).toString();
+
+            CliTest.Result first = CliTest.run("once", "--host-root", host(), "--node-name", "worker-1",
+                    "--kubeconfig", kubeconfig);
+            assertEquals(0, first.code(), first.err());
+            Node node = client.nodes().withName("worker-1").get();
+            String kernel = node.getMetadata().getLabels().get("feature.node.kubernetes.io/kernel-version.full");
+            assertTrue(kernel != null && !kernel.isEmpty(), node.getMetadata().getLabels().toString());
+            assertEquals("ml", node.getMetadata().getLabels().get("team"));
+            assertTrue(node.getMetadata().getAnnotations().get("node-labeller.io/managed-labels")
+                    .contains("feature.node.kubernetes.io/kernel-version.full"));
+
+            // a new process whose kernel source fails (no osrelease under this root) keeps the kernel labels
+            Path empty = Files.createDirectories(tmp.resolve("empty-host"));
+            CliTest.Result restart = CliTest.run("once", "--host-root", empty.toString(), "--sources", "kernel",
+                    "--node-name", "worker-1", "--kubeconfig", kubeconfig);
+            assertEquals(0, restart.code(), restart.err());
+            node = client.nodes().withName("worker-1").get();
+            assertEquals(kernel, node.getMetadata().getLabels().get("feature.node.kubernetes.io/kernel-version.full"));
+
+            CliTest.Result prune = CliTest.run("prune", "--node-name", "worker-1", "--kubeconfig", kubeconfig);
+            assertEquals(0, prune.code(), prune.err());
+            node = client.nodes().withName("worker-1").get();
+            assertEquals(Map.of("team", "ml"), node.getMetadata().getLabels());
+            assertEquals(Map.of("owner", "équipe"), node.getMetadata().getAnnotations());
+        } finally {
+            server.destroy();
+        }
+    }
+
+    @Test
+    void onceWritesTheNodeFeatureThroughTheGivenKubeconfig() throws Exception {
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient client = server.createClient()) {
+            Path kubeconfig = tmp.resolve("kubeconfig");
+            Files.writeString(kubeconfig, """
+                    apiVersion: v1
+                    kind: Config
+                    clusters:
+                    - name: mock
+                      cluster:
+                        server: %s
+                    contexts:
+                    - name: mock
+                      context:
+                        cluster: mock
+                        user: test
+                    current-context: mock
+                    users:
+                    - name: test
+                      user:
+                        token: secret
+                    """.formatted(client.getMasterUrl().toString()));
+            Path cfg = config("publish:\n  node: false\n  nodeFeature:\n    enabled: true\n    namespace: nfd\n");
+            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+                    "--node-name", "worker-7", "--kubeconfig", kubeconfig.toString());
+            assertEquals(0, r.code(), r.err());
+            GenericKubernetesResource nf = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature")
+                    .withPlural("nodefeatures").withNamespaced(true).build()).inNamespace("nfd").withName("worker-7").get();
+            assertEquals("worker-7", nf.getMetadata().getLabels().get("nfd.node.kubernetes.io/node-name"));
+            @SuppressWarnings("unchecked")
+            Map<String, String> labels = (Map<String, String>) ((Map<String, Object>) nf.getAdditionalProperties()
+                    .get("spec")).get("labels");
+            assertTrue(labels.containsKey("feature.node.kubernetes.io/kernel-version.major"), labels.toString());
+        } finally {
+            server.destroy();
+        }
+    }
+}

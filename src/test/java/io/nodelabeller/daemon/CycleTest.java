@@ -1,0 +1,87 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.daemon.Fakes.FakeSource;
+import io.nodelabeller.daemon.Fakes.ManualClock;
+import io.nodelabeller.daemon.Fakes.RecordingPublisher;
+import io.nodelabeller.publish.PublishException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CycleTest {
+
+    private final FakeSource kernel = new FakeSource("kernel");
+    private final FakeSource pci = new FakeSource("pci");
+    private final ManualClock clock = new ManualClock();
+
+    private Cycle cycle(int staleAfter, RecordingPublisher... publishers) {
+        return new Cycle(Fakes.discovery(kernel, pci), Fakes.labelling("kernel", "pci"),
+                Retention.initial(staleAfter, List.of("kernel", "pci")), List.of(publishers), new Metrics(), clock);
+    }
+
+    @Test
+    void everyPublisherGetsTheLabelsAndFailuresDoNotStopTheOthers() {
+        RecordingPublisher a = new RecordingPublisher("a");
+        RecordingPublisher b = new RecordingPublisher("b");
+        RecordingPublisher c = new RecordingPublisher("c");
+        a.failWith = new PublishException("server says no", 503, null);
+        b.failWith = new IllegalStateException("bug in a publisher");
+        Cycle cycle = cycle(3, a, b, c);
+
+        Cycle.Outcome first = cycle.run();
+        assertFalse(first.ok());
+        assertEquals(2, first.failures().size(), first.failures().toString());
+        assertTrue(first.failures().get(0).startsWith("a: server says no (HTTP 503)"), first.failures().toString());
+        Map<String, String> expected = Map.of(Fakes.key("kernel"), "1", Fakes.key("pci"), "1");
+        assertEquals(expected, c.last(), "c still published");
+        assertEquals(expected, a.last(), "a was asked");
+        assertTrue(cycle.lastSuccess().isEmpty());
+
+        a.failWith = null;
+        b.failWith = null;
+        Cycle.Outcome second = cycle.run();
+        assertTrue(second.ok(), second.failures().toString());
+        assertEquals(clock.instant(), cycle.lastSuccess().orElseThrow());
+    }
+
+    @Test
+    void readinessMeansASuccessfulPublishWithinTheWindow() {
+        RecordingPublisher p = new RecordingPublisher("p");
+        Cycle cycle = cycle(3, p);
+        Duration window = Duration.ofMinutes(2);
+        assertFalse(cycle.succeededWithin(window), "nothing published yet");
+        cycle.run();
+        assertTrue(cycle.succeededWithin(window));
+        clock.advance(Duration.ofMinutes(1));
+        p.failWith = new PublishException("timeout", 0, null);
+        cycle.run();
+        assertTrue(cycle.succeededWithin(window), "one failed cycle after a recent success");
+        clock.advance(Duration.ofMinutes(1).plusSeconds(1));
+        assertFalse(cycle.succeededWithin(window), "last success more than two minutes ago");
+        p.failWith = null;
+        cycle.run();
+        assertTrue(cycle.succeededWithin(window));
+    }
+
+    @Test
+    void aFailingSourceKeepsItsLabelsThroughTheCycle() {
+        RecordingPublisher p = new RecordingPublisher("p");
+        Cycle cycle = cycle(1, p);
+        cycle.run();
+        pci.fail = true;
+        kernel.value.set("2");
+        assertTrue(cycle.run().ok(), "a failed source is not a failed publish");
+        assertEquals(Map.of(Fakes.key("kernel"), "2", Fakes.key("pci"), "1"), p.last());
+        cycle.run();
+        assertEquals(Map.of(Fakes.key("kernel"), "2"), p.last(), "staleAfter 1: gone on the second failed cycle");
+        pci.fail = false;
+        cycle.run();
+        assertEquals(Map.of(Fakes.key("kernel"), "2", Fakes.key("pci"), "1"), p.last());
+    }
+}

@@ -1,0 +1,105 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.daemon.Fakes.FakeSource;
+import io.nodelabeller.daemon.Fakes.ManualClock;
+import io.nodelabeller.daemon.Fakes.RecordingPublisher;
+import io.nodelabeller.feature.SourceStatus;
+import io.nodelabeller.publish.PublishException;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EndpointsTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    static HttpResponse<String> get(int port, String path) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static InetSocketAddress loopback() {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    }
+
+    @Test
+    void healthReadinessAndMetrics() throws Exception {
+        FakeSource kernel = new FakeSource("kernel");
+        FakeSource nvidia = new FakeSource("nvidia");
+        nvidia.fail = true;
+        RecordingPublisher p = new RecordingPublisher("node");
+        Metrics metrics = new Metrics();
+        ManualClock clock = new ManualClock();
+        Cycle cycle = new Cycle(Fakes.discovery(kernel, nvidia), Fakes.labelling("kernel", "nvidia"),
+                Retention.initial(3, List.of("kernel", "nvidia")), List.of(p), metrics, clock);
+        Duration window = Duration.ofMinutes(2);
+        try (Endpoints e = Endpoints.start(loopback(), metrics.registry(), () -> cycle.succeededWithin(window))) {
+            assertTrue(e.port() > 0);
+            assertEquals(200, get(e.port(), "/healthz").statusCode());
+            assertEquals(503, get(e.port(), "/readyz").statusCode(), "no publish yet");
+
+            p.failWith = new PublishException("forbidden", 403, null);
+            cycle.run();
+            assertEquals(503, get(e.port(), "/readyz").statusCode(), "only a failed publish so far");
+            p.failWith = null;
+            cycle.run();
+            assertEquals(200, get(e.port(), "/readyz").statusCode());
+            clock.advance(window.plusSeconds(1));
+            assertEquals(503, get(e.port(), "/readyz").statusCode(), "stale");
+            assertEquals(200, get(e.port(), "/healthz").statusCode(), "still alive");
+
+            metrics.patchSent();
+            metrics.apiError(429);
+            metrics.labels(new io.nodelabeller.label.LabelSet(new java.util.TreeMap<>(), List.of(
+                    new io.nodelabeller.label.LabelSet.Dropped(io.nodelabeller.label.Label.of("x/y", "a b", "local", ""),
+                            "bad value"))), 0);
+            metrics.discovery(List.of(new SourceStatus("nvidia", List.of("GPU 1: 15 GPU is lost"), null, 1)));
+            String body = get(e.port(), "/metrics").body();
+            for (String expected : List.of(
+                    "node_labeller_cycle_duration_seconds_count 2",
+                    "node_labeller_patches_sent_total 1.0",
+                    "node_labeller_api_errors_total{status=\"429\"} 1.0",
+                    "node_labeller_publishes_total{publisher=\"node\",result=\"failed\"} 1.0",
+                    "node_labeller_publishes_total{publisher=\"node\",result=\"unchanged\"} 1.0",
+                    "node_labeller_source_errors_total{source=\"nvidia\"} 2.0",
+                    "node_labeller_source_warnings_total{source=\"nvidia\"} 1.0",
+                    "node_labeller_nvml_errors_total 3.0",
+                    "node_labeller_invalid_labels_dropped_total{source=\"local\"} 1.0",
+                    "node_labeller_labels_kept 0",
+                    "node_labeller_last_successful_publish_timestamp_seconds "
+                            + (double) (clock.instant().minus(window.plusSeconds(1)).getEpochSecond()))) {
+                assertTrue(body.contains(expected), "missing '" + expected + "' in\n" + body);
+            }
+        }
+    }
+
+    @Test
+    void labelsBySourceFollowTheLastCycle() throws Exception {
+        Metrics metrics = new Metrics();
+        FakeSource kernel = new FakeSource("kernel");
+        FakeSource pci = new FakeSource("pci");
+        Cycle cycle = new Cycle(Fakes.discovery(kernel, pci), Fakes.labelling("kernel", "pci"),
+                Retention.initial(0, List.of("kernel", "pci")), List.of(new RecordingPublisher("p")), metrics,
+                new ManualClock());
+        try (Endpoints e = Endpoints.start(loopback(), metrics.registry(), () -> true)) {
+            cycle.run();
+            String body = get(e.port(), "/metrics").body();
+            assertTrue(body.contains("node_labeller_labels{source=\"pci\"} 1"), body);
+            assertTrue(body.contains("node_labeller_labels{source=\"kernel\"} 1"), body);
+            pci.fail = true;
+            cycle.run();
+            body = get(e.port(), "/metrics").body();
+            assertTrue(!body.contains("node_labeller_labels{source=\"pci\"}"), "pci has no labels any more:\n" + body);
+        }
+    }
+}

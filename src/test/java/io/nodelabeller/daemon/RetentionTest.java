@@ -1,0 +1,217 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.feature.SourceStatus;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class RetentionTest {
+
+    private static final List<String> SOURCES = List.of("pci", "kernel", "cpu", "nvidia");
+
+    private static Label label(String source, String key, String value) {
+        return Label.of(key, value, source, "test");
+    }
+
+    private static LabelSet set(Label... labels) {
+        SortedMap<String, Label> m = new TreeMap<>();
+        for (Label l : labels) {
+            m.put(l.key(), l);
+        }
+        return new LabelSet(m, List.of());
+    }
+
+    private static List<SourceStatus> statuses(String... failed) {
+        List<String> f = List.of(failed);
+        List<SourceStatus> out = new ArrayList<>();
+        for (String s : SOURCES) {
+            out.add(new SourceStatus(s, List.of(), f.contains(s) ? "boom" : null, 1));
+        }
+        return out;
+    }
+
+    private static final Label PCI = label("pci", "feature.node.kubernetes.io/pci-0300_10de.present", "true");
+    private static final Label KERNEL = label("kernel", "feature.node.kubernetes.io/kernel-version.major", "6");
+    private static final Label RULE = label("custom", "feature.node.kubernetes.io/my-rule", "true");
+
+    @Test
+    void failedSourceKeepsItsLabelsForStaleAfterCyclesThenLosesThem() {
+        Retention r = Retention.initial(3, SOURCES);
+        Retention.Step s = r.next(statuses(), set(PCI, KERNEL));
+        assertEquals(set(PCI, KERNEL).asMap(), s.labels().asMap());
+        for (int cycle = 1; cycle <= 3; cycle++) {
+            s = s.next().next(statuses("pci"), set(KERNEL));
+            assertEquals(set(PCI, KERNEL).asMap(), s.labels().asMap(), "failed cycle " + cycle);
+            assertEquals(List.of(PCI.key()), List.copyOf(s.kept().keySet()));
+        }
+        s = s.next().next(statuses("pci"), set(KERNEL));
+        assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "4th failed cycle: stale");
+        s = s.next().next(statuses("pci"), set(KERNEL));
+        assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "gone labels do not come back while it fails");
+    }
+
+    @Test
+    void recoveredSourceIsTakenAsItIsNow() {
+        Label pciOther = label("pci", "feature.node.kubernetes.io/pci-0302_10de.present", "true");
+        Retention.Step s = Retention.initial(3, SOURCES).next(statuses(), set(PCI, KERNEL));
+        s = s.next().next(statuses("pci"), set(KERNEL));
+        assertEquals(set(PCI, KERNEL).asMap(), s.labels().asMap());
+        s = s.next().next(statuses(), set(KERNEL, pciOther));
+        assertEquals(set(KERNEL, pciOther).asMap(), s.labels().asMap(), "PCI label no longer produced: removed at once");
+        assertEquals(Map.of(), s.kept());
+        // after recovering, a new failure starts a new grace period
+        for (int cycle = 1; cycle <= 3; cycle++) {
+            s = s.next().next(statuses("pci"), set(KERNEL));
+            assertEquals(set(KERNEL, pciOther).asMap(), s.labels().asMap());
+        }
+    }
+
+    @Test
+    void aSuccessfulSourceLosesLabelsAtOnceWhateverOthersDo() {
+        Retention.Step s = Retention.initial(3, SOURCES).next(statuses(), set(PCI, KERNEL));
+        s = s.next().next(statuses("pci"), set());
+        assertEquals(set(PCI).asMap(), s.labels().asMap(), "kernel ran fine and produced nothing: its label goes");
+    }
+
+    @Test
+    void freshValueReplacesAKeptOne() {
+        Label kernel7 = label("kernel", KERNEL.key(), "7");
+        Retention.Step s = Retention.initial(3, SOURCES).next(statuses(), set(KERNEL));
+        s = s.next().next(statuses("kernel"), set());
+        s = s.next().next(statuses(), set(kernel7));
+        assertEquals(Map.of(KERNEL.key(), "7"), s.labels().asMap());
+    }
+
+    @Test
+    void labelsOfLabelersReadingManySourcesAreKeptWhileAnySourceFails() {
+        Retention.Step s = Retention.initial(2, SOURCES).next(statuses(), set(RULE, KERNEL));
+        s = s.next().next(statuses("cpu"), set(KERNEL));
+        assertEquals(set(RULE, KERNEL).asMap(), s.labels().asMap(), "the rule may have missed cpu features");
+        s = s.next().next(statuses("nvidia"), set(KERNEL));
+        assertEquals(set(RULE, KERNEL).asMap(), s.labels().asMap());
+        s = s.next().next(statuses("nvidia"), set(KERNEL));
+        assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "third uncertain cycle with staleAfter 2");
+
+        s = Retention.initial(2, SOURCES).next(statuses(), set(RULE)).next().next(statuses(), set());
+        assertEquals(Map.of(), s.labels().asMap(), "every source succeeded: the rule no longer matches");
+    }
+
+    @Test
+    void staleAfterZeroRemovesAtOnceAndASwitchedOffSourceLosesItsLabels() {
+        Retention.Step s = Retention.initial(0, SOURCES).next(statuses(), set(PCI));
+        assertEquals(Map.of(), s.next().next(statuses("pci"), set()).labels().asMap());
+
+        List<SourceStatus> withoutPci = statuses().stream().filter(st -> !st.source().equals("pci")).toList();
+        s = Retention.initial(3, SOURCES).next(statuses(), set(PCI));
+        assertEquals(Map.of(), s.next().next(withoutPci, set()).labels().asMap());
+        assertThrows(IllegalArgumentException.class, () -> Retention.initial(-1, SOURCES));
+    }
+
+    @Test
+    void labelsFoundAtStartAreKeptWhileAnySourceFails() {
+        Map<String, String> onNode = Map.of(PCI.key(), "true", "x/gone", "1");
+        Retention r = Retention.initial(1, SOURCES).withPrevious(onNode);
+        Retention.Step s = r.next(statuses("pci"), set(KERNEL));
+        assertEquals(Map.of(PCI.key(), "true", "x/gone", "1", KERNEL.key(), "6"), s.labels().asMap(),
+                "a restart with a failing source removes nothing");
+        assertEquals(Map.of(KERNEL.key(), "6"), s.next().next(statuses("pci"), set(KERNEL)).labels().asMap(),
+                "staleAfter applies to them too");
+        assertEquals(Map.of(KERNEL.key(), "6"), r.next(statuses(), set(KERNEL)).labels().asMap(),
+                "every source succeeded: what is not produced goes");
+    }
+
+    @Test
+    void droppedLabelsPassThrough() {
+        Label bad = label("kernel", "feature.node.kubernetes.io/bad", "a b");
+        LabelSet fresh = new LabelSet(new TreeMap<>(Map.of(KERNEL.key(), KERNEL)), List.of(new LabelSet.Dropped(bad, "invalid")));
+        assertEquals(fresh.dropped(), Retention.initial(3, SOURCES).next(statuses(), fresh).labels().dropped());
+    }
+
+    /**
+     * Random histories checked against the rule stated as a property of the whole history: a key is published at
+     * cycle t iff it was produced at t, or it was last produced at some s < t with t - s <= staleAfter and every
+     * cycle in (s, t] was uncertain for it; a kept label has the value it was last produced with.
+     */
+    @Test
+    void randomHistoriesFollowTheRule() {
+        Random random = new Random(20261122L);
+        List<String> labelers = List.of("pci", "kernel", "cpu", "nvidia", "custom");
+        for (int run = 0; run < 300; run++) {
+            int staleAfter = random.nextInt(5);
+            int cycles = 1 + random.nextInt(25);
+            Retention r = Retention.initial(staleAfter, SOURCES);
+            List<Map<String, Label>> produced = new ArrayList<>();
+            List<List<String>> failures = new ArrayList<>();
+            for (int t = 0; t < cycles; t++) {
+                List<String> failed = new ArrayList<>();
+                for (String s : SOURCES) {
+                    if (random.nextInt(3) == 0) {
+                        failed.add(s);
+                    }
+                }
+                Map<String, Label> now = new HashMap<>();
+                for (String labeler : labelers) {
+                    if (failed.contains(labeler)) {
+                        continue; // a failed source's labeler has no features to label
+                    }
+                    for (int k = 0; k < 3; k++) {
+                        if (random.nextBoolean()) {
+                            Label l = label(labeler, "x/" + labeler + k, "v" + random.nextInt(2));
+                            now.put(l.key(), l);
+                        }
+                    }
+                }
+                produced.add(now);
+                failures.add(failed);
+                Retention.Step step = r.next(statuses(failed.toArray(String[]::new)), set(now.values().toArray(Label[]::new)));
+                r = step.next();
+                assertEquals(expected(produced, failures, staleAfter), step.labels().asMap(),
+                        "run " + run + " cycle " + t + " staleAfter " + staleAfter);
+            }
+        }
+    }
+
+    private static Map<String, String> expected(List<Map<String, Label>> produced, List<List<String>> failures,
+                                                int staleAfter) {
+        int t = produced.size() - 1;
+        Map<String, String> out = new TreeMap<>();
+        produced.get(t).forEach((k, l) -> out.put(k, l.value()));
+        for (int s = t - 1; s >= 0 && t - s <= staleAfter; s--) {
+            for (Label l : produced.get(s).values()) {
+                if (out.containsKey(l.key()) || producedBetween(produced, l.key(), s, t)) {
+                    continue;
+                }
+                boolean allUncertain = true;
+                for (int u = s + 1; u <= t; u++) {
+                    List<String> f = failures.get(u);
+                    boolean uncertain = SOURCES.contains(l.source()) ? f.contains(l.source()) : !f.isEmpty();
+                    allUncertain &= uncertain;
+                }
+                if (allUncertain) {
+                    out.put(l.key(), l.value());
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean producedBetween(List<Map<String, Label>> produced, String key, int s, int t) {
+        for (int u = s + 1; u <= t; u++) {
+            if (produced.get(u).containsKey(key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
