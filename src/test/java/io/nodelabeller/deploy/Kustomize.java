@@ -27,7 +27,7 @@ final class Kustomize {
     static final YAMLMapper YAML = new YAMLMapper();
     private static final Set<String> KEYS = Set.of("apiVersion", "kind", "namespace", "resources", "patches",
             "nameSuffix", "images");
-    private static final Set<String> CLUSTER_SCOPED = Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
+    static final Set<String> CLUSTER_SCOPED = Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
             "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "RuntimeClass", "PriorityClass");
 
     /** One rendered object and the name it had before any suffix (kustomize's "original id"). */

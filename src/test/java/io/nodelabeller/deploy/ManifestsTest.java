@@ -345,6 +345,49 @@ class ManifestsTest {
         assertEquals("once", pod.getContainers().get(0).getArgs().get(0));
     }
 
+    /**
+     * Where kubectl (which embeds kustomize) is installed, the real kustomize must render exactly what
+     * {@link Kustomize} renders, so the invariants above hold for what users apply.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void rendererAgreesWithKubectlKustomize(String variant) throws Exception {
+        Path out = Files.createTempFile("kustomize", ".yaml");
+        Process p;
+        try {
+            p = new ProcessBuilder("kubectl", "kustomize", Manifests.ROOT.resolve(variant).toString())
+                    .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            Files.delete(out);
+            org.junit.jupiter.api.Assumptions.abort("kubectl not installed: real kustomize output not compared");
+            return;
+        }
+        try {
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), "kubectl kustomize " + variant);
+            Map<String, HasMetadata> real = byId(Manifests.parseAll(Files.readString(out)));
+            Map<String, HasMetadata> ours = byId(Manifests.render(variant));
+            assertEquals(real.keySet(), ours.keySet());
+            for (String id : real.keySet()) {
+                if (!real.get(id).equals(ours.get(id))) { // model equality: map order does not matter
+                    assertEquals(Manifests.K8S.asYaml(real.get(id)), Manifests.K8S.asYaml(ours.get(id)), id);
+                }
+            }
+        } finally {
+            Files.delete(out);
+        }
+    }
+
+    private static Map<String, HasMetadata> byId(List<HasMetadata> objects) {
+        // kustomize 5.5 does not know ValidatingAdmissionPolicy(Binding) is cluster-scoped and sets a namespace,
+        // which the API server ignores for cluster-scoped objects.
+        objects.stream().filter(o -> Kustomize.CLUSTER_SCOPED.contains(o.getKind())).forEach(o -> o.getMetadata().setNamespace(null));
+        Map<String, HasMetadata> m = new TreeMap<>();
+        objects.forEach(o -> m.put(o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(), o));
+        assertEquals(objects.size(), m.size(), "duplicate objects");
+        return m;
+    }
+
     @Test
     void kustomizeImageTagIsTheProjectVersion() {
         for (String dir : List.of("base/agent", "overlays/job")) {
