@@ -54,6 +54,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Invariants of every shipped manifest (kustomize base and overlays, examples). */
 class ManifestsTest {
 
+    private static final Set<String> PLAIN_YAML = Set.of("Chart.yaml", "values.yaml", "config.yaml", "device-plugin-config.yaml");
+
     static Stream<String> variants() {
         return Manifests.VARIANTS.stream();
     }
@@ -71,9 +73,13 @@ class ManifestsTest {
     void everyYamlFileParses(Path file) {
         List<JsonNode> docs = Kustomize.read(file);
         assertFalse(docs.isEmpty(), file + " is empty");
-        boolean k8sObjects = !file.getFileName().toString().equals("kustomization.yaml") && !file.startsWith(Manifests.CHART);
-        if (k8sObjects) {
-            for (JsonNode doc : docs) {
+        for (JsonNode doc : docs) {
+            if (!doc.has("kind")) {
+                // Not a Kubernetes object: only these plain YAML files are expected.
+                assertTrue(PLAIN_YAML.contains(file.getFileName().toString()), file + " has no kind");
+                continue;
+            }
+            if (!file.getFileName().toString().equals("kustomization.yaml") && !file.startsWith(Manifests.CHART)) {
                 HasMetadata o = Manifests.toModel(doc);
                 assertFalse(o instanceof GenericKubernetesResource, file + ": " + doc.path("kind") + " is not a known kind");
                 assertNotNull(o.getMetadata().getName(), file + ": object without a name");
@@ -378,6 +384,35 @@ class ManifestsTest {
         }
     }
 
+    /** The examples use configMapGenerator (beyond {@link Kustomize}): real kustomize, where installed. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"examples/time-slicing", "examples/custom-rule"})
+    void examplesRenderWithKubectlKustomize(String example) throws Exception {
+        Path out = Files.createTempFile("kustomize", ".yaml");
+        try {
+            Process p;
+            try {
+                p = new ProcessBuilder("kubectl", "kustomize", Manifests.ROOT.resolve(example).toString())
+                        .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            } catch (IOException e) {
+                org.junit.jupiter.api.Assumptions.abort("kubectl not installed: examples not rendered");
+                return;
+            }
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), "kubectl kustomize " + example);
+            ConfigMap cm = one(Manifests.parseAll(Files.readString(out)), ConfigMap.class, "node-labeller-config");
+            Path dir = Manifests.ROOT.resolve(example);
+            for (String key : cm.getData().keySet()) {
+                if (Files.exists(dir.resolve(key))) {
+                    assertEquals(Files.readString(dir.resolve(key)), cm.getData().get(key), key);
+                }
+            }
+            assertTrue(cm.getData().keySet().stream().anyMatch(key -> Files.exists(dir.resolve(key))), "example file merged");
+        } finally {
+            Files.delete(out);
+        }
+    }
+
     private static Map<String, HasMetadata> byId(List<HasMetadata> objects) {
         // kustomize 5.5 does not know ValidatingAdmissionPolicy(Binding) is cluster-scoped and sets a namespace,
         // which the API server ignores for cluster-scoped objects.
@@ -386,6 +421,24 @@ class ManifestsTest {
         objects.forEach(o -> m.put(o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(), o));
         assertEquals(objects.size(), m.size(), "duplicate objects");
         return m;
+    }
+
+    @Test
+    void timeSlicingExampleIsAValidDevicePluginConfig() {
+        JsonNode c = Kustomize.read(Manifests.ROOT.resolve("examples/time-slicing/device-plugin-config.yaml")).get(0);
+        assertEquals("v1", c.path("version").asText());
+        JsonNode resources = c.path("sharing").path("timeSlicing").path("resources");
+        assertFalse(resources.isEmpty());
+        for (JsonNode r : resources) {
+            assertTrue(r.path("name").asText().startsWith("nvidia.com/"), r.toString());
+            assertTrue(r.path("replicas").asInt() >= 2, "the device plugin rejects replicas < 2: " + r);
+        }
+        // The same file goes to both ConfigMaps (node-labeller's and the device plugin's).
+        JsonNode k = Kustomize.read(Manifests.ROOT.resolve("examples/time-slicing/kustomization.yaml")).get(0);
+        assertEquals(2, k.path("configMapGenerator").size());
+        for (JsonNode g : k.path("configMapGenerator")) {
+            assertTrue(g.path("files").get(0).asText().endsWith("device-plugin-config.yaml"), g.toString());
+        }
     }
 
     @Test
