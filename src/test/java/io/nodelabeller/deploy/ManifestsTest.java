@@ -442,6 +442,12 @@ class ManifestsTest {
     }
 
     @Test
+    void customRuleExampleIsAValidConfig() throws Exception {
+        Config config = ConfigLoader.load(Manifests.ROOT.resolve("examples/custom-rule/config.yaml"));
+        assertEquals(DaemonConfig.DEFAULT.port(), config.daemon().port());
+    }
+
+    @Test
     void kustomizeImageTagIsTheProjectVersion() {
         for (String dir : List.of("base/agent", "overlays/job")) {
             JsonNode k = Kustomize.read(Manifests.ROOT.resolve(dir).resolve("kustomization.yaml")).get(0);
