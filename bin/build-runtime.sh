@@ -57,11 +57,13 @@ java="$out/runtime/bin/java"
 # Class-data sharing: record the classes a `print` loads, then dump them (with the JDK classes they need)
 # into a static archive. Same flags as production, so the archive matches at run time. The training
 # reads the build machine's own host; its output is thrown away.
+# A config file takes the YAML path the daemon takes at start.
+printf 'core:\n  sleepInterval: 60s\n' > "$out/lib/training.yaml"
 "$java" "@$out/jvm.options" -Xshare:off -XX:DumpLoadedClassList="$out/lib/classes.lst" \
-  -jar "$out/lib/node-labeller.jar" print --no-timestamp > /dev/null
+  -jar "$out/lib/node-labeller.jar" print --no-timestamp --config "$out/lib/training.yaml" > /dev/null
 "$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
   -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log"
-rm "$out/lib/classes.lst" "$out/lib/cds-dump.log"
+rm "$out/lib/classes.lst" "$out/lib/cds-dump.log" "$out/lib/training.yaml"
 
 # Argfiles do not nest, so the launch file is jvm.options followed by the archive and the jar.
 { cat "$out/jvm.options"; cat <<ARGS
