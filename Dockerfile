@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# node-labeller's image: a jlink'd Java runtime with only the modules the jar uses, plus an AppCDS archive.
+#   docker build -t ghcr.io/node-labeller/node-labeller:0.1.0 .
+#   docker run --rm -v /:/host:ro ghcr.io/node-labeller/node-labeller:0.1.0 print --host-root=/host
+# Both stages are Debian 12: the runtime is cut from Debian's OpenJDK 17 (the JDK the tests use too) and needs
+# only glibc, libstdc++, libgcc_s and zlib from the base, all in bookworm-slim. glibc is also what JNA and NVML need.
+
+FROM debian:bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY .mvn .mvn
+COPY mvnw pom.xml ./
+COPY src src
+# Tests need gcc and run in CI (./mvnw verify, which also builds this runtime in RuntimeImageIT).
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -DskipTests
+COPY bin bin
+# jdeps -> jlink -> training run of `print` -> AppCDS archive, all under /opt/node-labeller (see the script).
+RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
+
+FROM debian:bookworm-slim
+LABEL org.opencontainers.image.title="node-labeller" \
+      org.opencontainers.image.description="Discovers a node's hardware and software and writes it onto the Kubernetes Node as labels." \
+      org.opencontainers.image.version="0.1.0"
+# Same path as in the build stage: the CDS archive records the jar's path, size and modification time.
+COPY --from=build /opt/node-labeller /opt/node-labeller
+# Fail the build here, not in the cluster, if the archive no longer matches (-Xshare:on refuses to start then).
+RUN JAVA_TOOL_OPTIONS=-Xshare:on /opt/node-labeller/runtime/bin/java @/opt/node-labeller/node-labeller.args --version
+# nobody:nogroup. Run with a read-only root filesystem and an emptyDir at /tmp (JNA and temp files; jvm.options).
+USER 65534:65534
+ENTRYPOINT ["/opt/node-labeller/runtime/bin/java", "@/opt/node-labeller/node-labeller.args"]
+CMD ["print"]

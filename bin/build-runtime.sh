@@ -1,0 +1,75 @@
+#!/bin/sh
+# Builds node-labeller's runtime: a jlink'd Java with only the modules the jar needs, the jar, the JVM
+# flags and a class-data-sharing (AppCDS) archive trained by a run of `print`.
+#
+#   bin/build-runtime.sh JAR OUTDIR
+#
+# OUTDIR afterwards (run it with: OUTDIR/runtime/bin/java @OUTDIR/node-labeller.args ARGS...):
+#   runtime/                 the jlink image (java + needed modules)
+#   lib/node-labeller.jar    the shaded jar
+#   lib/node-labeller.jsa    the AppCDS archive (valid only for this runtime, this jar, at this path)
+#   jvm.options              bin/jvm.options, unchanged
+#   node-labeller.args       jvm.options + -XX:SharedArchiveFile + -jar: the whole launch in one argfile
+#
+# The Dockerfile calls it with OUTDIR=/opt/node-labeller; RuntimeImageIT calls it under target/ with the JDK
+# running the tests. The JDK is $JAVA_HOME (else the one `java` on PATH belongs to); it needs jdeps, jlink
+# and jmods. Extra modules: NODE_LABELLER_EXTRA_MODULES (comma-separated).
+set -eu
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 JAR OUTDIR" >&2
+  exit 2
+fi
+jar=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [ -z "${JAVA_HOME:-}" ]; then
+  JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+fi
+for tool in jdeps jlink; do
+  if [ ! -x "$JAVA_HOME/bin/$tool" ]; then
+    echo "$0: $JAVA_HOME/bin/$tool not found: a full JDK 17 (with jmods) is needed" >&2
+    exit 1
+  fi
+done
+[ -f "$jar" ] || { echo "$0: no jar at $jar (run ./mvnw package first)" >&2; exit 1; }
+
+# Modules the classes reference, as jdeps finds them (multi-release jar: the Java 17 view).
+modules=$("$JAVA_HOME/bin/jdeps" --ignore-missing-deps --multi-release 17 --print-module-deps "$jar")
+# Reached only through service providers, which jdeps cannot see:
+#   jdk.crypto.ec  elliptic-curve TLS (ECDHE key exchange, EC certificates) to the API server
+modules="$modules,jdk.crypto.ec${NODE_LABELLER_EXTRA_MODULES:+,$NODE_LABELLER_EXTRA_MODULES}"
+echo "modules: $modules"
+
+rm -rf "$out"
+mkdir -p "$out/lib"
+out=$(cd "$out" && pwd)
+"$JAVA_HOME/bin/jlink" \
+  --add-modules "$modules" \
+  --strip-debug --no-header-files --no-man-pages --compress=2 \
+  --output "$out/runtime"
+
+cp "$jar" "$out/lib/node-labeller.jar"
+cp "$here/jvm.options" "$out/jvm.options"
+java="$out/runtime/bin/java"
+
+# Class-data sharing: record the classes a `print` loads, then dump them (with the JDK classes they need)
+# into a static archive. Same flags as production, so the archive matches at run time. The training
+# reads the build machine's own host; its output is thrown away.
+# A config file takes the YAML path the daemon takes at start.
+printf 'core:\n  sleepInterval: 60s\n' > "$out/lib/training.yaml"
+"$java" "@$out/jvm.options" -Xshare:off -XX:DumpLoadedClassList="$out/lib/classes.lst" \
+  -jar "$out/lib/node-labeller.jar" print --no-timestamp --config "$out/lib/training.yaml" > /dev/null
+"$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
+  -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log"
+rm "$out/lib/classes.lst" "$out/lib/cds-dump.log" "$out/lib/training.yaml"
+
+# Argfiles do not nest, so the launch file is jvm.options followed by the archive and the jar.
+{ cat "$out/jvm.options"; cat <<ARGS
+-XX:SharedArchiveFile=$out/lib/node-labeller.jsa
+-jar
+$out/lib/node-labeller.jar
+ARGS
+} > "$out/node-labeller.args"
+echo "runtime: $out ($(du -sh "$out" | cut -f1))"

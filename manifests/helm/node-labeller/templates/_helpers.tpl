@@ -1,0 +1,33 @@
+{{- define "node-labeller.name" -}}node-labeller{{- end -}}
+
+{{- define "node-labeller.fullname" -}}
+{{- if contains "node-labeller" .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-node-labeller" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "node-labeller.labels" -}}
+app.kubernetes.io/name: node-labeller
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* config.yaml: .Values.config, with NodeFeature output instead of node patches under nfdCompat. */}}
+{{- define "node-labeller.config" -}}
+{{- $config := deepCopy .Values.config -}}
+{{- if .Values.nfdCompat.enabled -}}
+{{- /* set, not merge: merge treats false as unset and would keep node: true */ -}}
+{{- $publish := deepCopy (default (dict) $config.publish) -}}
+{{- $nf := deepCopy (default (dict) $publish.nodeFeature) -}}
+{{- $_ := set $nf "enabled" true -}}
+{{- $_ := set $nf "namespace" (default .Release.Namespace .Values.nfdCompat.namespace) -}}
+{{- $_ := set $publish "nodeFeature" $nf -}}
+{{- $_ := set $publish "node" false -}}
+{{- $_ := set $config "publish" $publish -}}
+{{- end -}}
+{{- toYaml $config -}}
+{{- end -}}

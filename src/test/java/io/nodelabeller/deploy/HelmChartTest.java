@@ -1,0 +1,144 @@
+package io.nodelabeller.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static io.nodelabeller.deploy.Manifests.ofKind;
+import static io.nodelabeller.deploy.Manifests.one;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Helm chart, rendered and linted in-process (helm-java), must produce what the kustomize manifests produce:
+ * same RBAC, same pod specs (mounts, security context, probes, args, resources), same configs, same admission policy.
+ */
+class HelmChartTest {
+
+    /** Renders the chart as release "node-labeller" in namespace "node-labeller" (the kustomize defaults). */
+    static List<HasMetadata> template(Map<String, Object> values) {
+        TemplateCommand t = new Helm(Manifests.CHART).template().withName("node-labeller").withNamespace("node-labeller")
+                .withKubeVersion("1.30.0");
+        values.forEach(t::set);
+        return Manifests.parseAll(t.call());
+    }
+
+    @Test
+    void lintPasses() {
+        LintResult r = new Helm(Manifests.CHART).lint().strict().call();
+        assertFalse(r.isFailed(), String.join("\n", r.getMessages()));
+    }
+
+    @Test
+    void chartRefusesClustersOlderThan130() {
+        // ValidatingAdmissionPolicy v1 and token-bound node names (docs/security.md).
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> new Helm(Manifests.CHART).template().withKubeVersion("1.29.9").call());
+        assertTrue(e.getMessage().contains("kubeVersion"), e.getMessage());
+    }
+
+    @Test
+    void chartVersionsAreTheProjectVersion() {
+        JsonNode chart = Kustomize.read(Manifests.CHART.resolve("Chart.yaml")).get(0);
+        assertEquals(Manifests.projectVersion(), chart.path("version").asText());
+        assertEquals(Manifests.projectVersion(), chart.path("appVersion").asText());
+    }
+
+    @Test
+    void defaultsAgreeWithTheKustomizeBase() {
+        assertAgree(Manifests.render("base"), template(Map.of()));
+    }
+
+    @Test
+    void gpuEnabledAgreesWithTheGpuOverlay() {
+        List<HasMetadata> helm = template(Map.of("gpu.enabled", true));
+        assertEquals(2, ofKind(helm, DaemonSet.class).size());
+        assertAgree(Manifests.render("overlays/gpu"), helm);
+    }
+
+    @Test
+    void nfdCompatAgreesWithTheNfdCompatOverlay() {
+        List<HasMetadata> kustomize = Manifests.render("overlays/nfd-compat");
+        List<HasMetadata> helm = template(Map.of("nfdCompat.enabled", true));
+        assertAgree(kustomize, helm);
+        assertEquals(one(kustomize, Role.class, "node-labeller-nodefeatures").getRules(),
+                one(helm, Role.class, "node-labeller-nodefeatures").getRules());
+        assertEquals("node-labeller", one(helm, Role.class, "node-labeller-nodefeatures").getMetadata().getNamespace());
+    }
+
+    @Test
+    void valuesReachTheObjects(@TempDir Path tmp) throws Exception {
+        Path values = tmp.resolve("values.yaml");
+        Files.writeString(values, """
+                image: {tag: 9.9.9}
+                admissionPolicy: {labelDomains: [feature.node.kubernetes.io, nvidia.com, example.com]}
+                resources: {limits: {memory: 300Mi}}
+                config: {core: {sleepInterval: 30s}}
+                """);
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        var container = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(container.getImage().endsWith(":9.9.9"), container.getImage());
+        assertEquals("300Mi", container.getResources().getLimits().get("memory").toString());
+        String domains = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
+                .filter(v -> v.getName().equals("domains")).findFirst().orElseThrow().getExpression();
+        assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com']", domains);
+        JsonNode config = yaml(one(helm, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        assertEquals("30s", config.path("core").path("sleepInterval").asText());
+        assertTrue(ofKind(template(Map.of("admissionPolicy.enabled", false)), ValidatingAdmissionPolicy.class).isEmpty());
+    }
+
+    /** Same RBAC rules, DaemonSets (pod spec and update strategy), config files and admission policy. */
+    static void assertAgree(List<HasMetadata> kustomize, List<HasMetadata> helm) {
+        assertEquals(ofKind(kustomize, ClusterRole.class).get(0).getRules(), ofKind(helm, ClusterRole.class).get(0).getRules());
+        assertEquals(names(kustomize), names(helm));
+        for (DaemonSet k : ofKind(kustomize, DaemonSet.class)) {
+            DaemonSet h = one(helm, DaemonSet.class, k.getMetadata().getName());
+            assertEquals(Manifests.K8S.asYaml(k.getSpec().getTemplate().getSpec()), Manifests.K8S.asYaml(h.getSpec().getTemplate().getSpec()),
+                    k.getMetadata().getName());
+            assertEquals(k.getSpec().getTemplate().getSpec(), h.getSpec().getTemplate().getSpec());
+            assertEquals(k.getSpec().getUpdateStrategy(), h.getSpec().getUpdateStrategy());
+            assertEquals(k.getSpec().getSelector().getMatchLabels().get("app.kubernetes.io/component"),
+                    h.getSpec().getSelector().getMatchLabels().get("app.kubernetes.io/component"));
+        }
+        ConfigMap kc = one(kustomize, ConfigMap.class, "node-labeller-config");
+        ConfigMap hc = one(helm, ConfigMap.class, "node-labeller-config");
+        assertEquals(kc.getData().keySet(), hc.getData().keySet());
+        kc.getData().forEach((file, text) -> assertEquals(yaml(text), yaml(hc.getData().get(file)), file));
+        assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).get(0).getSpec(),
+                ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec());
+    }
+
+    /** kind/name of every object; Helm leaves the Namespace to `--create-namespace`. */
+    private static Map<String, String> names(List<HasMetadata> objects) {
+        Map<String, String> m = new TreeMap<>();
+        objects.stream().filter(o -> !o.getKind().equals("Namespace"))
+                .forEach(o -> m.put(o.getKind() + "/" + o.getMetadata().getName(), String.valueOf(o.getMetadata().getNamespace())));
+        return m;
+    }
+
+    private static JsonNode yaml(String text) {
+        try {
+            return Kustomize.YAML.readTree(text);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.nodelabeller.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.zjsonpatch.JsonPatch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The part of kustomize our manifests use, in plain Java (no kustomize binary here): {@code resources} (files and
+ * directories), {@code patches} (inline JSON 6902, target by kind, anchored name regex matched against the
+ * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix},
+ * {@code namespace} and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
+ * so a manifest change that needs more of kustomize fails here instead of being rendered wrongly.
+ */
+final class Kustomize {
+
+    static final YAMLMapper YAML = new YAMLMapper();
+    private static final Set<String> KEYS = Set.of("apiVersion", "kind", "namespace", "resources", "patches",
+            "nameSuffix", "images");
+    static final Set<String> CLUSTER_SCOPED = Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "RuntimeClass", "PriorityClass");
+
+    /** One rendered object and the name it had before any suffix (kustomize's "original id"). */
+    record Resource(String originalName, ObjectNode object) {
+        String kind() {
+            return object.path("kind").asText();
+        }
+
+        String name() {
+            return object.path("metadata").path("name").asText();
+        }
+    }
+
+    private Kustomize() {
+    }
+
+    static List<Resource> render(Path dir) {
+        JsonNode k = read(dir.resolve("kustomization.yaml")).get(0);
+        for (Iterator<String> it = k.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException(dir + "/kustomization.yaml: '" + key + "' is not supported by this renderer");
+            }
+        }
+        List<Resource> out = new ArrayList<>();
+        for (JsonNode r : k.path("resources")) {
+            Path p = dir.resolve(r.asText()).normalize();
+            if (Files.isDirectory(p)) {
+                out.addAll(render(p));
+            } else {
+                for (JsonNode doc : read(p)) {
+                    out.add(new Resource(doc.path("metadata").path("name").asText(), (ObjectNode) doc));
+                }
+            }
+        }
+        for (JsonNode patch : k.path("patches")) {
+            applyPatch(dir, patch, out);
+        }
+        String suffix = k.path("nameSuffix").asText("");
+        String namespace = k.path("namespace").asText("");
+        for (Resource r : out) {
+            ObjectNode meta = (ObjectNode) r.object().path("metadata");
+            if (!suffix.isEmpty()) {
+                meta.put("name", meta.path("name").asText() + suffix);
+            }
+            if (!namespace.isEmpty() && !CLUSTER_SCOPED.contains(r.kind())) {
+                meta.put("namespace", namespace);
+            }
+            for (JsonNode image : k.path("images")) {
+                setImage(r.object(), image);
+            }
+        }
+        return out;
+    }
+
+    private static void applyPatch(Path dir, JsonNode patch, List<Resource> resources) {
+        JsonNode target = patch.path("target");
+        String kind = target.path("kind").asText();
+        Pattern name = target.has("name") ? Pattern.compile("^(?:" + target.path("name").asText() + ")$") : null;
+        String selector = target.path("labelSelector").asText("");
+        JsonNode ops;
+        try {
+            ops = YAML.readTree(patch.path("patch").asText());
+        } catch (IOException e) {
+            throw new UncheckedIOException(dir + ": bad patch", e);
+        }
+        int matched = 0;
+        for (int i = 0; i < resources.size(); i++) {
+            Resource r = resources.get(i);
+            if (!r.kind().equals(kind)
+                    || (name != null && !name.matcher(r.originalName()).matches() && !name.matcher(r.name()).matches())
+                    || !labelsMatch(r.object(), selector)) {
+                continue;
+            }
+            resources.set(i, new Resource(r.originalName(), (ObjectNode) JsonPatch.apply(ops, r.object())));
+            matched++;
+        }
+        if (matched == 0) {
+            throw new IllegalArgumentException(dir + ": patch target " + target + " matches nothing");
+        }
+    }
+
+    private static boolean labelsMatch(JsonNode object, String selector) {
+        if (selector.isEmpty()) {
+            return true;
+        }
+        JsonNode labels = object.path("metadata").path("labels");
+        for (String term : selector.split(",")) {
+            String[] kv = term.split("=", 2);
+            if (!labels.path(kv[0].trim()).asText("\0").equals(kv[1].trim())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void setImage(ObjectNode object, JsonNode image) {
+        JsonNode podSpec = object.path("spec").path("template").path("spec");
+        for (String list : List.of("containers", "initContainers")) {
+            for (JsonNode c : podSpec.path(list)) {
+                String ref = c.path("image").asText();
+                String repo = ref.replaceFirst("@.*$", "").replaceFirst(":[^:/]*$", "");
+                if (repo.equals(image.path("name").asText())) {
+                    String newRepo = image.path("newName").asText(repo);
+                    ((ObjectNode) c).put("image", newRepo + ":" + image.path("newTag").asText());
+                }
+            }
+        }
+    }
+
+    /** Every document of a YAML file (empty documents skipped). */
+    static List<JsonNode> read(Path file) {
+        try {
+            List<JsonNode> docs = new ArrayList<>();
+            try (var it = YAML.readValues(YAML.getFactory().createParser(file.toFile()), JsonNode.class)) {
+                while (it.hasNext()) {
+                    JsonNode d = it.next();
+                    if (d != null && !d.isNull() && !d.isMissingNode()) {
+                        docs.add(d);
+                    }
+                }
+            }
+            return docs;
+        } catch (IOException e) {
+            throw new UncheckedIOException(file + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.nodelabeller.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.w3c.dom.Element;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.nio.file.Path;
+import java.util.List;
+
+/** The shipped manifests, rendered and turned into fabric8 model objects. */
+final class Manifests {
+
+    static final Path ROOT = Path.of("manifests");
+    static final List<String> VARIANTS = List.of("base", "overlays/gpu", "overlays/nfd-compat", "overlays/job");
+    static final Path CHART = ROOT.resolve("helm/node-labeller");
+    static final KubernetesSerialization K8S = new KubernetesSerialization();
+
+    /** Host paths the agent reads (SPEC §2 + the local source's features.d), each mounted at /host + path. */
+    static final List<String> HOST_PATHS = List.of("/sys", "/proc", "/etc/os-release", "/boot", "/usr/lib",
+            "/lib/modules", "/etc/kubernetes/node-feature-discovery/features.d");
+
+    private Manifests() {
+    }
+
+    static List<HasMetadata> render(String variant) {
+        return Kustomize.render(ROOT.resolve(variant)).stream().map(r -> toModel(r.object())).toList();
+    }
+
+    static HasMetadata toModel(JsonNode node) {
+        return K8S.unmarshal(node.toString());
+    }
+
+    static List<HasMetadata> parseAll(String yaml) {
+        return K8S.unmarshal(new java.io.ByteArrayInputStream(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    static <T extends HasMetadata> List<T> ofKind(List<HasMetadata> objects, Class<T> type) {
+        return objects.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    static <T extends HasMetadata> T one(List<HasMetadata> objects, Class<T> type, String name) {
+        List<T> found = ofKind(objects, type).stream().filter(o -> o.getMetadata().getName().equals(name)).toList();
+        if (found.size() != 1) {
+            throw new AssertionError("expected one " + type.getSimpleName() + " " + name + ", found " + found.size());
+        }
+        return found.get(0);
+    }
+
+    /** The pod spec of a DaemonSet or Job. */
+    static PodSpec podSpec(HasMetadata workload) {
+        if (workload instanceof DaemonSet ds) {
+            return ds.getSpec().getTemplate().getSpec();
+        }
+        if (workload instanceof Job job) {
+            return job.getSpec().getTemplate().getSpec();
+        }
+        throw new IllegalArgumentException("not a workload: " + workload.getKind());
+    }
+
+    static List<HasMetadata> workloads(List<HasMetadata> objects) {
+        return objects.stream().filter(o -> o instanceof DaemonSet || o instanceof Job).toList();
+    }
+
+    /** The config.yaml of the base ConfigMap, as shipped. */
+    static String shippedConfig() {
+        return one(render("base"), ConfigMap.class, "node-labeller-config").getData().get("config.yaml");
+    }
+
+    /** The project version, from the pom (the image tag must be this). */
+    static String projectVersion() {
+        try {
+            var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Path.of("pom.xml").toFile());
+            var children = doc.getDocumentElement().getChildNodes();
+            for (int i = 0; i < children.getLength(); i++) {
+                if (children.item(i) instanceof Element e && e.getTagName().equals("version")) {
+                    return e.getTextContent().trim();
+                }
+            }
+            throw new IllegalStateException("pom.xml has no project version");
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

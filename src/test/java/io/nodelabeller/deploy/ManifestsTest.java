@@ -1,0 +1,457 @@
+package io.nodelabeller.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.nodelabeller.cli.Main;
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigLoader;
+import io.nodelabeller.config.DaemonConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.nodelabeller.deploy.Manifests.one;
+import static io.nodelabeller.deploy.Manifests.ofKind;
+import static io.nodelabeller.deploy.Manifests.podSpec;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Invariants of every shipped manifest (kustomize base and overlays, examples). */
+class ManifestsTest {
+
+    private static final Set<String> PLAIN_YAML = Set.of("Chart.yaml", "values.yaml", "config.yaml", "device-plugin-config.yaml");
+
+    static Stream<String> variants() {
+        return Manifests.VARIANTS.stream();
+    }
+
+    static Stream<Path> yamlFiles() throws IOException {
+        try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".yaml"))
+                    .filter(p -> !p.startsWith(Manifests.CHART.resolve("templates"))) // Go templates: HelmChartTest
+                    .sorted().toList().stream();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("yamlFiles")
+    void everyYamlFileParses(Path file) {
+        List<JsonNode> docs = Kustomize.read(file);
+        assertFalse(docs.isEmpty(), file + " is empty");
+        for (JsonNode doc : docs) {
+            if (!doc.has("kind")) {
+                // Not a Kubernetes object: only these plain YAML files are expected.
+                assertTrue(PLAIN_YAML.contains(file.getFileName().toString()), file + " has no kind");
+                continue;
+            }
+            if (!file.getFileName().toString().equals("kustomization.yaml") && !file.startsWith(Manifests.CHART)) {
+                HasMetadata o = Manifests.toModel(doc);
+                assertFalse(o instanceof GenericKubernetesResource, file + ": " + doc.path("kind") + " is not a known kind");
+                assertNotNull(o.getMetadata().getName(), file + ": object without a name");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void rbacIsExactlyGetListWatchPatchOnNodes(String variant) {
+        List<HasMetadata> objects = Manifests.render(variant);
+        List<ClusterRole> roles = ofKind(objects, ClusterRole.class);
+        assertEquals(1, roles.size(), variant);
+        List<PolicyRule> rules = roles.get(0).getRules();
+        assertEquals(1, rules.size(), variant);
+        PolicyRule rule = rules.get(0);
+        assertEquals(List.of(""), rule.getApiGroups());
+        assertEquals(List.of("nodes"), rule.getResources());
+        assertEquals(Set.of("get", "list", "watch", "patch"), Set.copyOf(rule.getVerbs()));
+        assertEquals(4, rule.getVerbs().size());
+        assertTrue(rule.getResourceNames() == null || rule.getResourceNames().isEmpty());
+
+        ClusterRoleBinding binding = ofKind(objects, ClusterRoleBinding.class).get(0);
+        assertEquals(roles.get(0).getMetadata().getName(), binding.getRoleRef().getName());
+        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
+        assertEquals(sa.getMetadata().getName(), binding.getSubjects().get(0).getName());
+        assertEquals(sa.getMetadata().getNamespace(), binding.getSubjects().get(0).getNamespace());
+        for (HasMetadata w : Manifests.workloads(objects)) {
+            assertEquals(sa.getMetadata().getName(), podSpec(w).getServiceAccountName(), w.getMetadata().getName());
+            assertEquals(sa.getMetadata().getNamespace(), w.getMetadata().getNamespace());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void podsRunNonRootUnprivilegedAndReadOnly(String variant) {
+        List<HasMetadata> workloads = Manifests.workloads(Manifests.render(variant));
+        assertFalse(workloads.isEmpty());
+        for (HasMetadata w : workloads) {
+            String where = variant + " " + w.getMetadata().getName();
+            PodSpec pod = podSpec(w);
+            assertFalse(Boolean.TRUE.equals(pod.getHostNetwork()) || Boolean.TRUE.equals(pod.getHostPID())
+                    || Boolean.TRUE.equals(pod.getHostIPC()), where);
+            assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType(), where);
+            assertEquals(Boolean.TRUE, pod.getSecurityContext().getRunAsNonRoot(), where);
+            assertEquals(65534L, pod.getSecurityContext().getRunAsUser(), where);
+            for (Container c : pod.getContainers()) {
+                var sc = c.getSecurityContext();
+                assertEquals(Boolean.TRUE, sc.getRunAsNonRoot(), where);
+                assertEquals(65534L, sc.getRunAsUser(), where);
+                assertEquals(Boolean.FALSE, sc.getPrivileged(), where);
+                assertEquals(Boolean.FALSE, sc.getAllowPrivilegeEscalation(), where);
+                assertEquals(Boolean.TRUE, sc.getReadOnlyRootFilesystem(), where);
+                assertEquals(List.of("ALL"), sc.getCapabilities().getDrop(), where);
+                assertTrue(sc.getCapabilities().getAdd() == null || sc.getCapabilities().getAdd().isEmpty(), where);
+                assertNotNull(c.getResources().getRequests().get("memory"), where);
+                assertNotNull(c.getResources().getLimits().get("memory"), where);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void hostDirectoriesAreMountedReadOnlyUnderHost(String variant) {
+        for (HasMetadata w : Manifests.workloads(Manifests.render(variant))) {
+            String where = variant + " " + w.getMetadata().getName();
+            PodSpec pod = podSpec(w);
+            Map<String, String> hostPathOf = pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+                    .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
+            assertEquals(new TreeSet<>(Manifests.HOST_PATHS), new TreeSet<>(hostPathOf.values()), where);
+            Container c = pod.getContainers().get(0);
+            Map<String, String> mounted = new TreeMap<>();
+            for (VolumeMount m : c.getVolumeMounts()) {
+                if (hostPathOf.containsKey(m.getName())) {
+                    assertEquals(Boolean.TRUE, m.getReadOnly(), where + ": " + m.getMountPath() + " must be read-only");
+                    mounted.put(hostPathOf.get(m.getName()), m.getMountPath());
+                } else {
+                    assertFalse(m.getMountPath().startsWith("/host"), where + ": " + m.getMountPath());
+                }
+            }
+            for (String path : Manifests.HOST_PATHS) {
+                assertEquals("/host" + path, mounted.get(path), where + ": mount of " + path);
+            }
+            // The only writable place: an emptyDir at /tmp (JNA, java.io.tmpdir; bin/jvm.options).
+            VolumeMount tmp = c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals("/tmp")).findFirst().orElseThrow();
+            Volume tmpVolume = pod.getVolumes().stream().filter(v -> v.getName().equals(tmp.getName())).findFirst().orElseThrow();
+            assertNotNull(tmpVolume.getEmptyDir(), where);
+            assertEquals(List.of(tmp), c.getVolumeMounts().stream().filter(m -> !Boolean.TRUE.equals(m.getReadOnly())).toList(),
+                    where + ": only /tmp may be writable");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void nodeNameComesFromTheDownwardApi(String variant) {
+        for (HasMetadata w : Manifests.workloads(Manifests.render(variant))) {
+            EnvVar nodeName = podSpec(w).getContainers().get(0).getEnv().stream()
+                    .filter(e -> e.getName().equals("NODE_NAME")).findFirst().orElseThrow();
+            assertEquals("spec.nodeName", nodeName.getValueFrom().getFieldRef().getFieldPath());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void imageTagIsTheProjectVersion(String variant) {
+        String version = Manifests.projectVersion();
+        for (HasMetadata w : Manifests.workloads(Manifests.render(variant))) {
+            String image = podSpec(w).getContainers().get(0).getImage();
+            assertTrue(image.endsWith(":" + version), variant + ": " + image + " is not tagged " + version);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void argsAreRealOptionsAndPointAtTheMountedFiles(String variant) throws Exception {
+        List<HasMetadata> objects = Manifests.render(variant);
+        ConfigMap cm = one(objects, ConfigMap.class, "node-labeller-config");
+        for (HasMetadata w : Manifests.workloads(objects)) {
+            PodSpec pod = podSpec(w);
+            Container c = pod.getContainers().get(0);
+            CommandLine.ParseResult parsed = parse(c.getArgs());
+            assertEquals(w instanceof Job ? "once" : "run", c.getArgs().get(0));
+            assertEquals(Path.of("/host"), parsed.subcommand().matchedOptionValue("--host-root", null));
+            // --config and --device-plugin-config name keys of the ConfigMap, at its mount path.
+            String configMount = c.getVolumeMounts().stream().filter(m -> pod.getVolumes().stream()
+                    .anyMatch(v -> v.getName().equals(m.getName()) && v.getConfigMap() != null)).findFirst().orElseThrow().getMountPath();
+            for (String option : List.of("--config", "--device-plugin-config")) {
+                Path file = parsed.subcommand().matchedOptionValue(option, null);
+                assertNotNull(file, option);
+                assertEquals(Path.of(configMount), file.getParent(), option);
+                assertTrue(cm.getData().containsKey(file.getFileName().toString()), option + " " + file);
+            }
+        }
+    }
+
+    /**
+     * Parses container args with the real CLI. Where the subcommand does not declare the common options yet (the
+     * daemon's `run`/`once` still stubs on this branch), the same options are parsed against `print`, which has them.
+     */
+    static CommandLine.ParseResult parse(List<String> args) {
+        CommandLine cli = new CommandLine(new Main());
+        CommandLine sub = cli.getSubcommands().get(args.get(0));
+        assertNotNull(sub, "no command " + args.get(0));
+        if (sub.getCommandSpec().findOption("--host-root") != null) {
+            return cli.parseArgs(args.toArray(String[]::new));
+        }
+        System.err.println("NOTE: '" + args.get(0) + "' takes no options yet; its args were checked against 'print'");
+        List<String> asPrint = new ArrayList<>(args);
+        asPrint.set(0, "print");
+        return cli.parseArgs(asPrint.toArray(String[]::new));
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void shippedConfigIsValidAndProbesUseItsPort(String variant) throws Exception {
+        List<HasMetadata> objects = Manifests.render(variant);
+        Config config = ConfigLoader.parse(variant + " ConfigMap config.yaml",
+                one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        assertEquals(DaemonConfig.DEFAULT.port(), config.daemon().port(), "the manifests assume the default port");
+        for (DaemonSet ds : ofKind(objects, DaemonSet.class)) {
+            Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
+            assertProbe(c, c.getLivenessProbe().getHttpGet(), "/healthz", config.daemon().port());
+            assertProbe(c, c.getReadinessProbe().getHttpGet(), "/readyz", config.daemon().port());
+        }
+    }
+
+    static void assertProbe(Container c, HTTPGetAction get, String path, int port) {
+        assertEquals(path, get.getPath());
+        int resolved = get.getPort().getIntVal() != null ? get.getPort().getIntVal()
+                : c.getPorts().stream().filter(p -> p.getName().equals(get.getPort().getStrVal())).findFirst().orElseThrow()
+                .getContainerPort();
+        assertEquals(port, resolved, path);
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void daemonSetsRollAndRunEverywhereAsNodeCritical(String variant) {
+        for (DaemonSet ds : ofKind(Manifests.render(variant), DaemonSet.class)) {
+            assertEquals("RollingUpdate", ds.getSpec().getUpdateStrategy().getType());
+            PodSpec pod = ds.getSpec().getTemplate().getSpec();
+            assertEquals("system-node-critical", pod.getPriorityClassName());
+            assertTrue(pod.getTolerations().stream().anyMatch(t -> "Exists".equals(t.getOperator()) && t.getKey() == null),
+                    "tolerates every taint");
+            assertTrue(ds.getSpec().getSelector().getMatchLabels().entrySet().stream()
+                    .allMatch(e -> e.getValue().equals(ds.getSpec().getTemplate().getMetadata().getLabels().get(e.getKey()))));
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("variants")
+    void admissionPolicyBindsTheAgentsServiceAccountToItsOwnNode(String variant) {
+        List<HasMetadata> objects = Manifests.render(variant);
+        ValidatingAdmissionPolicy policy = ofKind(objects, ValidatingAdmissionPolicy.class).get(0);
+        ValidatingAdmissionPolicyBinding binding = ofKind(objects, ValidatingAdmissionPolicyBinding.class).get(0);
+        assertEquals(policy.getMetadata().getName(), binding.getSpec().getPolicyName());
+        assertEquals(List.of("Deny"), binding.getSpec().getValidationActions());
+        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
+        String username = "system:serviceaccount:" + sa.getMetadata().getNamespace() + ":" + sa.getMetadata().getName();
+        assertEquals("request.userInfo.username == '" + username + "'", policy.getSpec().getMatchConditions().get(0).getExpression());
+        String all = Manifests.K8S.asJson(policy.getSpec());
+        assertTrue(all.contains("request.userInfo.extra['authentication.kubernetes.io/node-name']"));
+        assertTrue(all.contains("['feature.node.kubernetes.io', 'nvidia.com']"));
+        assertTrue(all.contains("'node-labeller.io/managed-labels'"));
+        assertTrue(all.contains("object.spec == oldObject.spec"));
+        assertEquals(Set.of("nodes", "nodes/status"), Set.copyOf(policy.getSpec().getMatchConstraints().getResourceRules().get(0).getResources()));
+    }
+
+    @Test
+    void gpuOverlayHandsGpuNodesToAnAgentOnTheNvidiaRuntime() {
+        List<HasMetadata> objects = Manifests.render("overlays/gpu");
+        DaemonSet plain = one(objects, DaemonSet.class, "node-labeller");
+        DaemonSet gpu = one(objects, DaemonSet.class, "node-labeller-gpu");
+        PodSpec gpuPod = gpu.getSpec().getTemplate().getSpec();
+        assertEquals("nvidia", gpuPod.getRuntimeClassName());
+        assertEquals(null, plain.getSpec().getTemplate().getSpec().getRuntimeClassName());
+        Map<String, String> env = gpuPod.getContainers().get(0).getEnv().stream().filter(e -> e.getValue() != null)
+                .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        assertEquals("all", env.get("NVIDIA_VISIBLE_DEVICES"));
+        assertEquals("utility", env.get("NVIDIA_DRIVER_CAPABILITIES"));
+        // Complementary: a node is either GPU (gpu.present=true) or not, never both, never neither.
+        assertEquals(new NodeSelectorRequirement("nvidia.com/gpu.present", "In", List.of("true")), gpuTerm(gpu));
+        assertEquals(new NodeSelectorRequirement("nvidia.com/gpu.present", "NotIn", List.of("true")), gpuTerm(plain));
+        // Two DaemonSets must not select each other's pods.
+        assertNotEquals(plain.getSpec().getSelector().getMatchLabels(), gpu.getSpec().getSelector().getMatchLabels());
+        assertFalse(gpu.getSpec().getTemplate().getMetadata().getLabels().entrySet()
+                .containsAll(plain.getSpec().getSelector().getMatchLabels().entrySet()));
+        // Same container otherwise.
+        assertEquals(plain.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs(), gpuPod.getContainers().get(0).getArgs());
+        assertEquals(plain.getSpec().getTemplate().getSpec().getVolumes(), gpuPod.getVolumes());
+    }
+
+    private static NodeSelectorRequirement gpuTerm(DaemonSet ds) {
+        var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
+        assertEquals(1, terms.size());
+        assertEquals(1, terms.get(0).getMatchExpressions().size());
+        return terms.get(0).getMatchExpressions().get(0);
+    }
+
+    @Test
+    void nfdCompatOverlayPublishesNodeFeaturesWithANamespacedRole() throws Exception {
+        List<HasMetadata> objects = Manifests.render("overlays/nfd-compat");
+        Config config = ConfigLoader.parse("nfd-compat", one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        assertTrue(config.publish().nodeFeature().enabled());
+        assertFalse(config.publish().node(), "nfd-master writes the labels");
+        Role role = ofKind(objects, Role.class).get(0);
+        assertEquals(config.publish().nodeFeature().namespace(), role.getMetadata().getNamespace());
+        PolicyRule rule = role.getRules().get(0);
+        assertEquals(List.of("nfd.k8s-sigs.io"), rule.getApiGroups());
+        assertEquals(List.of("nodefeatures"), rule.getResources());
+        assertEquals(Set.of("get", "create", "update", "patch"), Set.copyOf(rule.getVerbs()));
+        RoleBinding rb = ofKind(objects, RoleBinding.class).get(0);
+        assertEquals(role.getMetadata().getName(), rb.getRoleRef().getName());
+        assertEquals(ofKind(objects, ServiceAccount.class).get(0).getMetadata().getName(), rb.getSubjects().get(0).getName());
+        // Everything but publishing is the base config.
+        Config base = ConfigLoader.parse("base", Manifests.shippedConfig());
+        assertEquals(base.core().sleepInterval(), config.core().sleepInterval());
+        assertEquals(base.sources(), config.sources());
+    }
+
+    @Test
+    void jobOverlayRunsOnceWithoutADaemonSet() {
+        List<HasMetadata> objects = Manifests.render("overlays/job");
+        assertTrue(ofKind(objects, DaemonSet.class).isEmpty());
+        Job job = ofKind(objects, Job.class).get(0);
+        PodSpec pod = job.getSpec().getTemplate().getSpec();
+        assertEquals("Never", pod.getRestartPolicy());
+        assertEquals("REPLACE_WITH_NODE_NAME", pod.getNodeName(), "the documented placeholder");
+        assertEquals("once", pod.getContainers().get(0).getArgs().get(0));
+    }
+
+    /**
+     * Where kubectl (which embeds kustomize) is installed, the real kustomize must render exactly what
+     * {@link Kustomize} renders, so the invariants above hold for what users apply.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void rendererAgreesWithKubectlKustomize(String variant) throws Exception {
+        Path out = Files.createTempFile("kustomize", ".yaml");
+        Process p;
+        try {
+            p = new ProcessBuilder("kubectl", "kustomize", Manifests.ROOT.resolve(variant).toString())
+                    .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            Files.delete(out);
+            org.junit.jupiter.api.Assumptions.abort("kubectl not installed: real kustomize output not compared");
+            return;
+        }
+        try {
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), "kubectl kustomize " + variant);
+            Map<String, HasMetadata> real = byId(Manifests.parseAll(Files.readString(out)));
+            Map<String, HasMetadata> ours = byId(Manifests.render(variant));
+            assertEquals(real.keySet(), ours.keySet());
+            for (String id : real.keySet()) {
+                if (!real.get(id).equals(ours.get(id))) { // model equality: map order does not matter
+                    assertEquals(Manifests.K8S.asYaml(real.get(id)), Manifests.K8S.asYaml(ours.get(id)), id);
+                }
+            }
+        } finally {
+            Files.delete(out);
+        }
+    }
+
+    /** The examples use configMapGenerator (beyond {@link Kustomize}): real kustomize, where installed. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"examples/time-slicing", "examples/custom-rule"})
+    void examplesRenderWithKubectlKustomize(String example) throws Exception {
+        Path out = Files.createTempFile("kustomize", ".yaml");
+        try {
+            Process p;
+            try {
+                p = new ProcessBuilder("kubectl", "kustomize", Manifests.ROOT.resolve(example).toString())
+                        .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            } catch (IOException e) {
+                org.junit.jupiter.api.Assumptions.abort("kubectl not installed: examples not rendered");
+                return;
+            }
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), "kubectl kustomize " + example);
+            ConfigMap cm = one(Manifests.parseAll(Files.readString(out)), ConfigMap.class, "node-labeller-config");
+            Path dir = Manifests.ROOT.resolve(example);
+            for (String key : cm.getData().keySet()) {
+                if (Files.exists(dir.resolve(key))) {
+                    assertEquals(Files.readString(dir.resolve(key)), cm.getData().get(key), key);
+                }
+            }
+            assertTrue(cm.getData().keySet().stream().anyMatch(key -> Files.exists(dir.resolve(key))), "example file merged");
+        } finally {
+            Files.delete(out);
+        }
+    }
+
+    private static Map<String, HasMetadata> byId(List<HasMetadata> objects) {
+        // kustomize 5.5 does not know ValidatingAdmissionPolicy(Binding) is cluster-scoped and sets a namespace,
+        // which the API server ignores for cluster-scoped objects.
+        objects.stream().filter(o -> Kustomize.CLUSTER_SCOPED.contains(o.getKind())).forEach(o -> o.getMetadata().setNamespace(null));
+        Map<String, HasMetadata> m = new TreeMap<>();
+        objects.forEach(o -> m.put(o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(), o));
+        assertEquals(objects.size(), m.size(), "duplicate objects");
+        return m;
+    }
+
+    @Test
+    void timeSlicingExampleIsAValidDevicePluginConfig() {
+        JsonNode c = Kustomize.read(Manifests.ROOT.resolve("examples/time-slicing/device-plugin-config.yaml")).get(0);
+        assertEquals("v1", c.path("version").asText());
+        JsonNode resources = c.path("sharing").path("timeSlicing").path("resources");
+        assertFalse(resources.isEmpty());
+        for (JsonNode r : resources) {
+            assertTrue(r.path("name").asText().startsWith("nvidia.com/"), r.toString());
+            assertTrue(r.path("replicas").asInt() >= 2, "the device plugin rejects replicas < 2: " + r);
+        }
+        // The same file goes to both ConfigMaps (node-labeller's and the device plugin's).
+        JsonNode k = Kustomize.read(Manifests.ROOT.resolve("examples/time-slicing/kustomization.yaml")).get(0);
+        assertEquals(2, k.path("configMapGenerator").size());
+        for (JsonNode g : k.path("configMapGenerator")) {
+            assertTrue(g.path("files").get(0).asText().endsWith("device-plugin-config.yaml"), g.toString());
+        }
+    }
+
+    @Test
+    void customRuleExampleIsAValidConfig() throws Exception {
+        Config config = ConfigLoader.load(Manifests.ROOT.resolve("examples/custom-rule/config.yaml"));
+        assertEquals(DaemonConfig.DEFAULT.port(), config.daemon().port());
+    }
+
+    @Test
+    void kustomizeImageTagIsTheProjectVersion() {
+        for (String dir : List.of("base/agent", "overlays/job")) {
+            JsonNode k = Kustomize.read(Manifests.ROOT.resolve(dir).resolve("kustomization.yaml")).get(0);
+            assertEquals(Manifests.projectVersion(), k.path("images").get(0).path("newTag").asText(), dir);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.nodelabeller.deploy;
+
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Builds the container's Java runtime with the Dockerfile's own script (bin/build-runtime.sh: jdeps, jlink,
+ * AppCDS) from the JDK running the tests, then runs the shaded jar on it. A module that jdeps misses, a flag in
+ * bin/jvm.options the JVM rejects, or a class-data archive that does not map shows up here, without a container
+ * engine. Needs target/node-labeller.jar, so failsafe runs it after {@code package}.
+ */
+class RuntimeImageIT {
+
+    private static final Path JAR = Path.of(System.getProperty("nodeLabeller.jar", "target/node-labeller.jar"));
+    private static final Path OUT = Path.of("target/runtime-it");
+    private static final Path JDK = Path.of(System.getProperty("java.home"));
+
+    @TempDir
+    static Path tmp;
+
+    @BeforeAll
+    static void buildRuntime() throws Exception {
+        if (!Files.isExecutable(JDK.resolve("bin/jlink")) || !Files.isRegularFile(JDK.resolve("jmods/java.base.jmod"))) {
+            String why = "RuntimeImageIT SKIPPED: " + JDK + " has no jlink/jmods, so the container runtime was NOT checked";
+            System.err.println("*".repeat(why.length()) + "\n" + why + "\n" + "*".repeat(why.length()));
+            if ("true".equals(System.getenv("CI"))) {
+                fail(why + " (CI=true: a full JDK 17 is required)");
+            }
+            Assumptions.abort(why);
+        }
+        assertTrue(Files.isRegularFile(JAR), "no shaded jar at " + JAR + " (failsafe runs after package)");
+        Run build = run(List.of("sh", "bin/build-runtime.sh", JAR.toString(), OUT.toString()),
+                Map.of("JAVA_HOME", JDK.toString()), 300);
+        assertEquals(0, build.code(), "build-runtime.sh failed:\n" + build.out());
+    }
+
+    /** The runtime's java with the production flags, but JNA/temp files in a test directory. */
+    private static List<String> runtimeJava(String... more) {
+        List<String> cmd = new ArrayList<>(List.of(OUT.resolve("runtime/bin/java").toString(),
+                "@" + OUT.resolve("node-labeller.args").toAbsolutePath()));
+        cmd.addAll(List.of(more));
+        return cmd;
+    }
+
+    @Test
+    void printOnTheRuntimeMatchesTheFullJdkAndUsesTheArchive() throws Exception {
+        String root = Hosts.root("cloud-vm").toString();
+        // -Xshare:on: the JVM refuses to start unless the AppCDS archive maps (same runtime, jar, flags).
+        Run slim = run(runtimeJava("print", "--no-timestamp", "--host-root", root),
+                Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp), 60);
+        Run full = run(List.of(JDK.resolve("bin/java").toString(), "-jar", JAR.toString(),
+                "print", "--no-timestamp", "--host-root", root), Map.of(), 60);
+        assertEquals(0, full.code(), full.out());
+        assertEquals(0, slim.code(), slim.out());
+        assertTrue(slim.stdout().contains("feature.node.kubernetes.io/kernel-version.full="), slim.out());
+        assertEquals(full.stdout(), slim.stdout());
+    }
+
+    @Test
+    void checkConfigAcceptsTheShippedConfigMap() throws Exception {
+        // The YAML path (Jackson, SnakeYAML) on the runtime, with the config the manifests ship.
+        Path config = tmp.resolve("config.yaml");
+        Files.writeString(config, Manifests.shippedConfig());
+        Run r = run(runtimeJava("check-config", "--config", config.toString()),
+                Map.of("JAVA_TOOL_OPTIONS", "-Djna.tmpdir=" + tmp), 60);
+        assertEquals(0, r.code(), r.out());
+    }
+
+    @Test
+    void daemonPathsWorkOnTheRuntime() throws Exception {
+        // Same runtime and flags, with the test classes added so RuntimeSmoke can run inside it.
+        String cp = OUT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
+        Run r = run(List.of(OUT.resolve("runtime/bin/java").toString(), "@" + OUT.resolve("jvm.options").toAbsolutePath(),
+                "-Djna.tmpdir=" + tmp, "-cp", cp, RuntimeSmoke.class.getName()), Map.of(), 60);
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.stdout().contains("ec EC") && r.stdout().contains("TLSv1.3") && r.stdout().contains("jna 8 pid true"),
+                r.out());
+    }
+
+    @Test
+    void runtimeHoldsOnlyTheModulesJdepsFound() throws Exception {
+        Run r = run(List.of(OUT.resolve("runtime/bin/java").toString(), "--list-modules"), Map.of(), 30);
+        assertEquals(0, r.code(), r.out());
+        List<String> modules = r.stdout().lines().map(l -> l.replaceFirst("@.*", "")).sorted().toList();
+        assertTrue(modules.contains("java.base") && modules.contains("java.net.http") && modules.contains("jdk.crypto.ec"),
+                modules.toString());
+        // The point of jlink: no compiler, no tools, no desktop-only extras beyond what the jar references.
+        assertTrue(modules.stream().noneMatch(m -> m.equals("jdk.compiler") || m.equals("jdk.jshell")
+                || m.equals("jdk.jcmd") || m.equals("java.scripting")), modules.toString());
+    }
+
+    record Run(int code, String stdout, String out) {
+    }
+
+    /** Runs a command, stdout and stderr to files (no pipe deadlock), killed after {@code seconds}. */
+    static Run run(List<String> cmd, Map<String, String> env, int seconds) throws IOException, InterruptedException {
+        Path stdout = Files.createTempFile(tmp, "out", ".txt");
+        Path stderr = Files.createTempFile(tmp, "err", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            fail("timed out after " + seconds + " s: " + cmd);
+        }
+        String o = Files.readString(stdout);
+        return new Run(p.exitValue(), o, String.join(" ", cmd) + "\n--- stdout\n" + o + "--- stderr\n" + Files.readString(stderr));
+    }
+}
