@@ -14,4 +14,12 @@ public interface Labeler {
     String name();
 
     List<Label> labels(Features features);
+
+    /**
+     * Every kind of label this labeler can produce (docs/labels.md is generated from these). A labeler whose
+     * labels are not all described here fails {@code LabelDocsCoverageTest} on the fake hosts.
+     */
+    default List<LabelDoc> docs() {
+        return List.of();
+    }
 }

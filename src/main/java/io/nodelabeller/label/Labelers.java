@@ -56,6 +56,15 @@ public final class Labelers {
         return out;
     }
 
+    /** What every labeler documents about its labels ({@link Labeler#docs()}), by labeler name, in catalog order. */
+    public static Map<String, List<LabelDoc>> docs() {
+        Map<String, List<LabelDoc>> out = new LinkedHashMap<>();
+        for (Labeler labeler : create(Config.DEFAULT, Options.defaults(), List.of("all"))) {
+            out.put(labeler.name(), labeler.docs());
+        }
+        return out;
+    }
+
     /** The full labelling stage for {@code config}. */
     public static Labelling labelling(Config config, Options options) {
         return new Labelling(create(config, options, config.core().labelSources()),

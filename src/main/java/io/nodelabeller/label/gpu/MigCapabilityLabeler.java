@@ -1,9 +1,16 @@
 package io.nodelabeller.label.gpu;
 
+import io.nodelabeller.label.LabelDoc;
+
 import java.util.List;
 
 /** {@code mig.capable}: true when {@code nvmlDeviceGetMigMode} succeeds on some GPU. */
 final class MigCapabilityLabeler implements Part {
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(Out.doc("mig.capable", "nvmlDeviceGetMigMode", "true", "Whether some GPU supports MIG."));
+    }
 
     @Override
     public void label(GpuFacts facts, Out out) {

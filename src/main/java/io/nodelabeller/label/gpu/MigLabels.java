@@ -1,6 +1,7 @@
 package io.nodelabeller.label.gpu;
 
 import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,19 +18,19 @@ final class MigLabels {
 
     private static final long MIB = 1024 * 1024;
 
-    /** Label suffix → MIG attribute (nvmlDeviceGetAttributes_v2 field). */
-    private static final Map<String, String> ATTRIBUTES = new LinkedHashMap<>();
-
-    static {
-        ATTRIBUTES.put("multiprocessors", "multiprocessorCount");
-        ATTRIBUTES.put("slices.gi", "gpuInstanceSliceCount");
-        ATTRIBUTES.put("slices.ci", "computeInstanceSliceCount");
-        ATTRIBUTES.put("engines.copy", "sharedCopyEngineCount");
-        ATTRIBUTES.put("engines.decoder", "sharedDecoderCount");
-        ATTRIBUTES.put("engines.encoder", "sharedEncoderCount");
-        ATTRIBUTES.put("engines.jpeg", "sharedJpegCount");
-        ATTRIBUTES.put("engines.ofa", "sharedOfaCount");
+    /** A label of a MIG device's attributes: label suffix, nvmlDeviceGetAttributes_v2 field, example (A100 1g.10gb). */
+    private record Attr(String label, String field, String example, String meaning) {
     }
+
+    private static final List<Attr> ATTRIBUTES = List.of(
+            new Attr("multiprocessors", "multiprocessorCount", "14", "streaming multiprocessors"),
+            new Attr("slices.gi", "gpuInstanceSliceCount", "1", "GPU-instance slices"),
+            new Attr("slices.ci", "computeInstanceSliceCount", "1", "compute-instance slices"),
+            new Attr("engines.copy", "sharedCopyEngineCount", "1", "copy engines"),
+            new Attr("engines.decoder", "sharedDecoderCount", "0", "video decoders"),
+            new Attr("engines.encoder", "sharedEncoderCount", "0", "video encoders"),
+            new Attr("engines.jpeg", "sharedJpegCount", "0", "JPEG decoders"),
+            new Attr("engines.ofa", "sharedOfaCount", "0", "optical flow accelerators"));
 
     private MigLabels() {
     }
@@ -107,11 +108,41 @@ final class MigLabels {
             out.put(prefix + "memory", first.memoryBytes() / MIB, "nvmlDeviceGetMemoryInfo total = " + first.memoryBytes()
                     + " bytes (" + where + "), in MiB");
         }
-        ATTRIBUTES.forEach((label, attr) -> {
-            String v = first.attrs().get(attr);
+        for (Attr a : ATTRIBUTES) {
+            String v = first.attrs().get(a.field());
             if (v != null) {
-                out.put(prefix + label, v, "nvmlDeviceGetAttributes_v2 " + attr + " = " + v + " (" + where + ")");
+                out.put(prefix + a.label(), v, "nvmlDeviceGetAttributes_v2 " + a.field() + " = " + v + " (" + where + ")");
             }
-        });
+        }
+    }
+
+    /** mig.strategy, the MIG-only gpu.* labels of {@code single} and the per-profile labels of {@code mixed}. */
+    static List<LabelDoc> docs() {
+        List<LabelDoc> out = new ArrayList<>();
+        out.add(Out.doc("mig.strategy", "device plugin config flags.migStrategy", "mixed",
+                "single or mixed: how the device plugin advertises MIG devices; absent with none."));
+        String attrs = "nvmlDeviceGetAttributes_v2 ";
+        for (Attr a : ATTRIBUTES) {
+            out.add(Out.doc("gpu." + a.label(), attrs + a.field(), a.example(),
+                    "mig-strategy single: " + a.meaning() + " of one MIG device."));
+        }
+        out.add(mixed("count", "nvmlDeviceGetMigDeviceHandleByIndex", "7",
+                "MIG devices of the profile on the node (<profile>: 1g.10gb, 1c.3g.40gb, 1g.10gb.me for 1g.10gb+me...)."));
+        out.add(mixed("replicas", "device plugin config sharing.*.resources (nvidia.com/mig-<profile>)", "1",
+                "replicas of one MIG device: 1 unless shared."));
+        out.add(mixed("sharing-strategy", "device plugin config sharing", "none", "none, time-slicing or mps."));
+        out.add(mixed("product", "nvmlDeviceGetName of the parent GPU", "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
+                "<GPU name>-MIG-<profile>, -SHARED appended when shared and not renamed."));
+        out.add(mixed("memory", attrs + "memorySizeMB (else nvmlDeviceGetMemoryInfo)", "9728",
+                "memory of one MIG device, MiB."));
+        for (Attr a : ATTRIBUTES) {
+            out.add(mixed(a.label(), attrs + a.field(), a.example(), a.meaning() + " of one MIG device."));
+        }
+        return out;
+    }
+
+    private static LabelDoc mixed(String suffix, String from, String example, String description) {
+        return LabelDoc.pattern(Out.PREFIX + "mig-<profile>." + suffix, Out.PREFIX + "mig-1g.10gb." + suffix, example,
+                Out.SOURCE, from, "mig-strategy mixed, per profile: " + description);
     }
 }

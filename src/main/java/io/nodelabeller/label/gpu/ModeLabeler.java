@@ -1,5 +1,8 @@
 package io.nodelabeller.label.gpu;
 
+import io.nodelabeller.label.LabelDoc;
+
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -8,6 +11,12 @@ import java.util.TreeMap;
  * compute, all 0300 → graphics, anything else → unknown.
  */
 final class ModeLabeler implements Part {
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(Out.doc("gpu.mode", "/sys/bus/pci/devices/*/class of vendor 10de", "compute",
+                "compute (all NVIDIA GPUs are 3D controllers, class 0302), graphics (all VGA, 0300) or unknown."));
+    }
 
     @Override
     public void label(GpuFacts facts, Out out) {

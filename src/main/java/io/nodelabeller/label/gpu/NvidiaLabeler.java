@@ -3,6 +3,7 @@ package io.nodelabeller.label.gpu;
 import io.nodelabeller.config.DevicePluginConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,15 @@ public final class NvidiaLabeler implements Labeler {
     @Override
     public String name() {
         return "nvidia";
+    }
+
+    /** The parts' docs in the order they label: gpu.present, gfd.timestamp, then the NVML-derived ones. */
+    @Override
+    public List<LabelDoc> docs() {
+        List<LabelDoc> out = new ArrayList<>(present.docs());
+        out.addAll(stamp.docs());
+        nvml.forEach(p -> out.addAll(p.docs()));
+        return out;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.nodelabeller.label.gpu;
 
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +27,11 @@ final class Out {
     /** A label owed to another source than nvidia (gpu.present comes from the PCI scan alone). */
     void put(String name, Object value, String source, String evidence) {
         labels.put(PREFIX + name, Label.of(PREFIX + name, String.valueOf(value), source, evidence));
+    }
+
+    /** The doc of a label this package puts with source nvidia. */
+    static LabelDoc doc(String name, String from, Object example, String description) {
+        return LabelDoc.of(PREFIX + name, SOURCE, from, String.valueOf(example), description);
     }
 
     void note(String message) {

@@ -1,7 +1,9 @@
 package io.nodelabeller.label.gpu;
 
 import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.label.LabelDoc;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,6 +24,26 @@ final class ResourceLabeler implements Part {
 
     ResourceLabeler(DevicePluginConfig dp) {
         this.dp = dp;
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String single = " With mig-strategy single: of the MIG devices instead.";
+        String cc = "nvmlDeviceGetCudaComputeCapability";
+        List<LabelDoc> out = new ArrayList<>(List.of(
+                Out.doc("gpu.count", "nvmlDeviceGetCount_v2, nvmlDeviceGetName", 8,
+                        "GPUs of the labelled model (with several models: the one with the most GPUs)." + single),
+                Out.doc("gpu.replicas", "device plugin config sharing.*.resources (nvidia.com/gpu)", 1,
+                        "Replicas per GPU: 1 unless shared, 0 when MIG is enabled." + single),
+                Out.doc("gpu.sharing-strategy", "device plugin config sharing", "none", "none, time-slicing or mps." + single),
+                Out.doc("gpu.product", "nvmlDeviceGetName", "NVIDIA-A100-SXM4-80GB",
+                        "The GPU name, sanitised; -SHARED appended when shared and not renamed." + single),
+                Out.doc("gpu.memory", "nvmlDeviceGetMemoryInfo", 81920, "Memory of one GPU, MiB." + single),
+                Out.doc("gpu.family", cc, "ampere", "Architecture of the compute capability (volta, ampere, hopper...)."),
+                Out.doc("gpu.compute.major", cc, 8, "CUDA compute capability, major."),
+                Out.doc("gpu.compute.minor", cc, 0, "CUDA compute capability, minor.")));
+        out.addAll(MigLabels.docs());
+        return out;
     }
 
     @Override

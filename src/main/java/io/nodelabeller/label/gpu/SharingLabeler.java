@@ -1,6 +1,7 @@
 package io.nodelabeller.label.gpu;
 
 import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
@@ -14,6 +15,12 @@ final class SharingLabeler implements Part {
 
     SharingLabeler(DevicePluginConfig dp) {
         this.dp = dp;
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(Out.doc("mps.capable", "device plugin config sharing.mps; nvmlDeviceGetMigMode", "false",
+                "true when the device plugin shares GPUs with MPS and no GPU has MIG enabled."));
     }
 
     @Override

@@ -1,6 +1,9 @@
 package io.nodelabeller.label.gpu;
 
+import io.nodelabeller.label.LabelDoc;
+
 import java.time.Instant;
+import java.util.List;
 
 /** {@code gfd.timestamp}: unix seconds of the process start, fixed for the life of the process (as GFD per run). */
 final class TimestampLabeler implements Part {
@@ -9,6 +12,13 @@ final class TimestampLabeler implements Part {
 
     TimestampLabeler(Instant start) {
         this.start = start;
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(Out.doc("gfd.timestamp", "process start time", 1763804014,
+                "Unix seconds of the agent's start, on nodes with an NVIDIA GPU; left out with --no-timestamp or "
+                        + "flags.gfd.noTimestamp."));
     }
 
     @Override

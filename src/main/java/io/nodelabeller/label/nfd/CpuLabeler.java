@@ -4,6 +4,7 @@ import io.nodelabeller.config.CpuConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -33,6 +34,42 @@ public final class CpuLabeler implements Labeler {
     @Override
     public String name() {
         return "cpu";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String cpuinfo = "/proc/cpuinfo";
+        String pstate = "/sys/devices/system/cpu/intel_pstate/";
+        String kvmAmd = "/sys/module/kvm_amd/parameters/";
+        return List.of(
+                LabelDoc.pattern(Nfd.PREFIX + "cpu-cpuid.<FLAG>", Nfd.PREFIX + "cpu-cpuid.AVX2", "true", name(),
+                        cpuinfo + " flags (first processor)",
+                        "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), filtered by "
+                                + "sources.cpu.cpuid.attributeWhitelist / attributeBlacklist."),
+                cpu("cpu-model.vendor_id", cpuinfo + " vendor_id", "AMD", "CPU vendor: Intel, AMD, Hygon, VendorUnknown..."),
+                cpu("cpu-model.family", cpuinfo + " cpu family", "23", "CPU family, decimal."),
+                cpu("cpu-model.id", cpuinfo + " model", "49", "CPU model number, decimal."),
+                cpu("cpu-model.hypervisor", cpuinfo + " flags", "none",
+                        "none on bare metal (no hypervisor flag); absent in a VM."),
+                cpu("cpu-hardware_multithreading", "/sys/devices/system/cpu/cpu*/topology/thread_siblings_list", "true",
+                        "Whether some core runs more than one hardware thread (SMT)."),
+                cpu("cpu-pstate.status", pstate + "status", "active",
+                        "intel_pstate mode (absent without intel_pstate or when off)."),
+                cpu("cpu-pstate.turbo", pstate + "no_turbo", "true", "Whether turbo boost is allowed."),
+                cpu("cpu-pstate.scaling_governor", "/sys/devices/system/cpu/cpufreq/policy*/scaling_governor", "performance",
+                        "The cpufreq governor, in active mode, when all policies agree."),
+                cpu("cpu-cstate.enabled", "/sys/module/intel_idle/parameters/max_cstate", "true",
+                        "intel_idle C-states enabled (max_cstate above 0); only with the intel_idle driver."),
+                cpu("cpu-security.sgx.enabled", cpuinfo + " flags (sgx)", "true", "Intel SGX is enabled by the firmware."),
+                cpu("cpu-security.tdx.enabled", "/sys/module/kvm_intel/parameters/tdx", "true", "Intel TDX host support is on."),
+                cpu("cpu-security.tdx.protected", cpuinfo + " flags (tdx_guest)", "true", "Running as an Intel TDX guest."),
+                cpu("cpu-security.sev.enabled", kvmAmd + "sev", "true", "AMD SEV is enabled in kvm_amd."),
+                cpu("cpu-security.sev.es.enabled", kvmAmd + "sev_es", "true", "AMD SEV-ES is enabled in kvm_amd."),
+                cpu("cpu-security.sev.snp.enabled", kvmAmd + "sev_snp", "true", "AMD SEV-SNP is enabled in kvm_amd."));
+    }
+
+    private LabelDoc cpu(String name, String from, String example, String description) {
+        return LabelDoc.of(Nfd.PREFIX + name, name(), from, example, description);
     }
 
     /** NFD's filter: only whitelisted flags when there is a whitelist, else every flag not blacklisted. */

@@ -4,6 +4,7 @@ import io.nodelabeller.config.KernelConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -25,6 +26,23 @@ public final class KernelLabeler implements Labeler {
     @Override
     public String name() {
         return "kernel";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String osrelease = "/proc/sys/kernel/osrelease";
+        return List.of(
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.full", name(), osrelease, "5.15.0-91-generic",
+                        "The kernel release as the kernel reports it."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release."),
+                LabelDoc.pattern(Nfd.PREFIX + "kernel-config.<OPT>", Nfd.PREFIX + "kernel-config.NO_HZ_FULL", "true", name(),
+                        "the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...",
+                        "Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "
+                                + "config sets: y and m give true, other values are kept."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-selinux.enabled", name(), "/sys/fs/selinux/enforce", "true",
+                        "SELinux is enabled (only present when true)."));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.nodelabeller.label.nfd;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -17,6 +18,17 @@ public final class LocalLabeler implements Labeler {
     @Override
     public String name() {
         return "local";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String from = "/etc/kubernetes/node-feature-discovery/features.d/*";
+        return List.of(
+                LabelDoc.pattern(Nfd.PREFIX + "<key>", Nfd.PREFIX + "node-pool", "a100-inference", name(), from,
+                        "Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
+                LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", name(), from,
+                        "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
+                                + "core.denyLabelNs)."));
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -19,6 +20,18 @@ public final class MemoryLabeler implements Labeler {
     @Override
     public String name() {
         return "memory";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(
+                LabelDoc.of(Nfd.PREFIX + "memory-numa", name(), "/sys/bus/node/devices", "true",
+                        "More than one NUMA node."),
+                LabelDoc.of(Nfd.PREFIX + "memory-swap", name(), "/proc/swaps", "true", "Swap is enabled."),
+                LabelDoc.of(Nfd.PREFIX + "memory-nv.present", name(), "/sys/bus/nd/devices", "true",
+                        "A non-volatile memory (NVDIMM) device is present."),
+                LabelDoc.of(Nfd.PREFIX + "memory-nv.dax", name(), "/sys/bus/nd/devices/*/devtype", "true",
+                        "An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.nodelabeller.label.nfd;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -18,6 +19,15 @@ public final class NetworkLabeler implements Labeler {
     @Override
     public String name() {
         return "network";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(
+                LabelDoc.of(Nfd.PREFIX + "network-sriov.capable", name(), "/sys/class/net/*/device/sriov_totalvfs", "true",
+                        "A hardware network interface supports SR-IOV (sriov_totalvfs above 0)."),
+                LabelDoc.of(Nfd.PREFIX + "network-sriov.configured", name(), "/sys/class/net/*/device/sriov_numvfs", "true",
+                        "A hardware network interface has SR-IOV virtual functions configured (sriov_numvfs above 0)."));
     }
 
     @Override

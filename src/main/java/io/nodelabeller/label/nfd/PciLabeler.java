@@ -3,6 +3,7 @@ package io.nodelabeller.label.nfd;
 import io.nodelabeller.config.PciConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.List;
@@ -24,6 +25,20 @@ public final class PciLabeler implements Labeler {
     @Override
     public String name() {
         return "pci";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String dir = "/sys/bus/pci/devices/*/";
+        String fields = " <fields> is sources.pci.deviceLabelFields (default class,vendor) joined by '_'.";
+        return List.of(
+                LabelDoc.pattern(Nfd.PREFIX + "pci-<fields>.present", Nfd.PREFIX + "pci-0302_10de.present", "true", name(),
+                        dir + "{class,vendor,device,subsystem_vendor,subsystem_device}",
+                        "A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
+                                + fields),
+                LabelDoc.pattern(Nfd.PREFIX + "pci-<fields>.sriov.capable", Nfd.PREFIX + "pci-0207_15b3.sriov.capable",
+                        "true", name(), dir + "sriov_totalvfs",
+                        "Such a device has a sriov_totalvfs file (any value, as NFD)."));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.nodelabeller.label.nfd;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -17,6 +18,12 @@ public final class StorageLabeler implements Labeler {
     @Override
     public String name() {
         return "storage";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(LabelDoc.of(Nfd.PREFIX + "storage-nonrotationaldisk", name(), "/sys/block/*/queue/rotational",
+                "true", "Some block device is non-rotational (SSD, NVMe; loop and zram devices count too, as in NFD)."));
     }
 
     @Override

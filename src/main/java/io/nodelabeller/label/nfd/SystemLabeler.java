@@ -3,6 +3,7 @@ package io.nodelabeller.label.nfd;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
@@ -20,6 +21,19 @@ public final class SystemLabeler implements Labeler {
     @Override
     public String name() {
         return "system";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        List<String> examples = List.of("ubuntu", "22.04", "22", "04");
+        List<String> meanings = List.of("ID of the OS.", "VERSION_ID of the OS.", "First number of VERSION_ID.",
+                "Second number of VERSION_ID.");
+        List<LabelDoc> out = new ArrayList<>();
+        for (int i = 0; i < FIELDS.size(); i++) {
+            out.add(LabelDoc.of(Nfd.PREFIX + "system-os_release." + FIELDS.get(i), name(), "/etc/os-release",
+                    examples.get(i), meanings.get(i)));
+        }
+        return out;
     }
 
     @Override

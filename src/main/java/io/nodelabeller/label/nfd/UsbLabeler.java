@@ -3,6 +3,7 @@ package io.nodelabeller.label.nfd;
 import io.nodelabeller.config.UsbConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.List;
@@ -25,6 +26,15 @@ public final class UsbLabeler implements Labeler {
     @Override
     public String name() {
         return "usb";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(LabelDoc.pattern(Nfd.PREFIX + "usb-<fields>.present", Nfd.PREFIX + "usb-ef_046b_ffb0.present", "true",
+                name(), "/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass",
+                "A device (or, for class 00, an interface) whose class starts with an entry of "
+                        + "sources.usb.deviceClassWhitelist (default 0e, ef, fe, ff). <fields> is "
+                        + "sources.usb.deviceLabelFields (default class,vendor,device) joined by '_'."));
     }
 
     @Override

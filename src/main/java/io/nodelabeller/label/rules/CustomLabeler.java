@@ -1,8 +1,11 @@
 package io.nodelabeller.label.rules;
 
+import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.LabelRules;
 import io.nodelabeller.label.Labeler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +35,22 @@ public final class CustomLabeler implements Labeler {
     @Override
     public String name() {
         return "custom";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String nfd = LabelRules.NFD_PREFIX;
+        String rules = "the rules of sources.custom and of " + CoreConfig.DEFAULT_CUSTOM_RULES_DIR + "/*";
+        return List.of(
+                LabelDoc.of(nfd + "rdma.capable", name(), "/sys/bus/pci/devices/*/vendor", "true",
+                        "NFD built-in rule: a Mellanox PCI device (vendor 15b3) is present."),
+                LabelDoc.of(nfd + "rdma.available", name(), "/proc/modules", "true",
+                        "NFD built-in rule: the ib_uverbs and rdma_ucm modules are loaded."),
+                LabelDoc.pattern(nfd + "<key>", nfd + "gpu-node", "true", name(), rules,
+                        "A label (labels or labelsTemplate; vars are not labels) of a matching rule, key without prefix."),
+                LabelDoc.pattern("<domain>/<key>", "example.com/accelerator", "a100", name(), rules,
+                        "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
+                                + "core.denyLabelNs)."));
     }
 
     @Override

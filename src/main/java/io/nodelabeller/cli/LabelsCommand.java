@@ -1,0 +1,79 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.Labelers;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code labels}: every label node-labeller can produce, from each labeler's {@code docs()}; with {@code --markdown}
+ * the text of docs/labels.md. Runs no discovery.
+ */
+@Command(name = "labels", mixinStandardHelpOptions = true,
+        description = "List every label node-labeller can produce: key pattern, source, example.")
+final class LabelsCommand implements Callable<Integer> {
+
+    /** The command that regenerates docs/labels.md, as the file and its test name it. */
+    static final String REGENERATE =
+            "./mvnw -B -ntp package -DskipTests && java -jar target/node-labeller.jar labels --markdown > docs/labels.md";
+
+    @Option(names = "--markdown",
+            description = "Print the Markdown of docs/labels.md instead of key<TAB>source<TAB>example lines.")
+    boolean markdown;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(markdown ? markdown(Labelers.docs()) : plain(Labelers.docs()));
+        out.flush();
+        return Main.OK;
+    }
+
+    static String plain(Map<String, List<LabelDoc>> docs) {
+        StringBuilder sb = new StringBuilder();
+        docs.values().forEach(list -> list.forEach(d ->
+                sb.append(d.key()).append('\t').append(d.source()).append('\t').append(d.example()).append('\n')));
+        return sb.toString();
+    }
+
+    static String markdown(Map<String, List<LabelDoc>> docs) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("# Labels\n\n");
+        sb.append("Every label node-labeller can produce, generated from the code by `node-labeller labels --markdown`\n");
+        sb.append("(each labeler's `docs()`, next to the code that makes the label). Do not edit by hand: a test fails\n");
+        sb.append("when this file differs from what the command prints. Regenerate it with\n\n");
+        sb.append("```sh\n").append(REGENERATE).append("\n```\n\n");
+        sb.append("In a key, `<...>` stands for a part that depends on the host or the config (a CPU flag, PCI ids, a MIG\n");
+        sb.append("profile...). *Source* is the source a label is tied to (README: \"Never removing on uncertainty\");\n");
+        sb.append("*from* is where the value is read: a host file under `--host-root`, an NVML call or a config key.\n");
+        sb.append("Sections are labelers, in merge order: a later labeler's label replaces an earlier one's of the same key.\n");
+        docs.forEach((labeler, list) -> {
+            sb.append("\n## ").append(labeler).append("\n\n");
+            sb.append("| label | source | from | example | meaning |\n");
+            sb.append("|---|---|---|---|---|\n");
+            for (LabelDoc d : list) {
+                sb.append("| ").append(code(d.key())).append(" | ").append(d.source()).append(" | ").append(code(d.from()))
+                        .append(" | ").append(code(d.example())).append(" | ").append(text(d.description())).append(" |\n");
+            }
+        });
+        return sb.toString();
+    }
+
+    private static String code(String s) {
+        return "`" + s.replace("|", "\\|") + "`";
+    }
+
+    /** Plain table text: '<' would start an HTML tag in Markdown, '|' would end the cell. */
+    private static String text(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|");
+    }
+}

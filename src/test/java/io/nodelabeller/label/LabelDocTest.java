@@ -1,0 +1,78 @@
+package io.nodelabeller.label;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The label docs every labeler gives ({@link Labeler#docs()}): well formed, examples valid labels of their own pattern. */
+class LabelDocTest {
+
+    static List<LabelDoc> allDocs() {
+        return Labelers.docs().values().stream().flatMap(List::stream).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("allDocs")
+    void exampleIsAValidLabelWithAKeyOfItsOwnPattern(LabelDoc doc) {
+        assertNull(LabelRules.defaults().problem(doc.exampleKey(), doc.exampleValue()), doc.example());
+        assertTrue(doc.matches(doc.exampleKey()), doc.example() + " is not a key of " + doc.key());
+        assertFalse(doc.source().isBlank(), "source");
+        assertFalse(doc.from().isBlank(), "from");
+        assertFalse(doc.description().isBlank(), "description");
+    }
+
+    @Test
+    void everyLabelerInTheCatalogDocumentsItsLabels() {
+        assertEquals(Labelers.names(), List.copyOf(Labelers.docs().keySet()));
+        Labelers.docs().forEach((labeler, docs) -> assertFalse(docs.isEmpty(), labeler + " documents no label"));
+    }
+
+    @Test
+    void eachKeyPatternIsDocumentedOncePerSource() {
+        Set<String> seen = new HashSet<>();
+        for (LabelDoc d : allDocs()) {
+            assertTrue(seen.add(d.source() + " " + d.key()), "documented twice: " + d.key() + " (" + d.source() + ")");
+        }
+    }
+
+    @Test
+    void placeholdersMatchAnyRunOfKeyCharactersAndNothingElseIsAWildcard() {
+        LabelDoc pci = LabelDoc.pattern("feature.node.kubernetes.io/pci-<fields>.present",
+                "feature.node.kubernetes.io/pci-0302_10de.present", "true", "pci", "sysfs", "a device");
+        assertTrue(pci.matches("feature.node.kubernetes.io/pci-0300_1a03.present"));
+        assertFalse(pci.matches("feature.node.kubernetes.io/pci-0302_10de.sriov.capable"));
+        assertFalse(pci.matches("feature.node.kubernetes.io/pci-.present"), "a placeholder stands for at least one character");
+        assertFalse(pci.matches("feature.node.kubernetes.io/usb-ef_046b_ffb0.present"));
+
+        LabelDoc mig = LabelDoc.pattern("nvidia.com/mig-<profile>.count", "nvidia.com/mig-1g.10gb.count", "7", "nvidia",
+                "NVML", "MIG devices");
+        assertTrue(mig.matches("nvidia.com/mig-1c.3g.40gb.count"));
+        assertFalse(mig.matches("nvidia.com/mig-1g.10gb.count=7"));
+
+        LabelDoc prefixed = LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r1", "local", "features.d", "any");
+        assertTrue(prefixed.matches("example.com/rack"));
+        assertFalse(prefixed.matches("rack"));
+
+        LabelDoc fixed = LabelDoc.of("nvidia.com/gpu.count", "nvidia", "NVML", "8", "GPUs");
+        assertEquals("nvidia.com/gpu.count=8", fixed.example());
+        assertTrue(fixed.matches("nvidia.com/gpu.count"));
+        assertFalse(fixed.matches("nvidia.com/gpuXcount"), "dots are literal");
+        assertFalse(fixed.matches("nvidia.com/gpu.count.extra"));
+    }
+
+    @Test
+    void aFixedKeyCannotHaveAPlaceholder() {
+        assertThrows(IllegalArgumentException.class,
+                () -> LabelDoc.of("nvidia.com/mig-<profile>.count", "nvidia", "NVML", "1", "x"));
+    }
+}
