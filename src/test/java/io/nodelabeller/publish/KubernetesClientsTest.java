@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.testing.TestKubeconfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

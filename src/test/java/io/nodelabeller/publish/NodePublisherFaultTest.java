@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.testing.TestKubeconfig;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;

@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.testing.TestKubeconfig;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
