@@ -5,6 +5,8 @@ import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,6 +143,29 @@ class GpuLabelsEndToEndTest {
             long perProfile = got.keySet().stream().filter(k -> k.startsWith("mig-" + profile + ".")).count();
             assertEquals(13, perProfile, profile + " in " + got);
         }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"7,0,volta", "7,5,turing", "8,0,ampere", "8,9,ada-lovelace", "9,0,hopper", "10,0,blackwell",
+            "12,0,blackwell"})
+    void familyFromComputeCapability(int major, int minor, String family) {
+        Map<String, String> got = print(FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb().compute(major, minor)));
+        assertEquals(family, got.get("gpu.family"));
+        assertEquals(String.valueOf(major), got.get("gpu.compute.major"));
+        assertEquals(String.valueOf(minor), got.get("gpu.compute.minor"));
+    }
+
+    @Test
+    void twoPartDriverVersionAndMemoryNotSupported() {
+        Map<String, String> got = print(FakeNvml.nvml().driver("470.82")
+                .gpus(8, FakeNvml.a100_80gb().rc("nvmlDeviceGetMemoryInfo", 3)));
+        assertEquals("470", got.get("cuda.driver.major"));
+        assertEquals("82", got.get("cuda.driver.minor"));
+        assertEquals("", got.get("cuda.driver.rev"));
+        assertEquals("", got.get("cuda.driver-version.revision"));
+        assertEquals("470.82", got.get("cuda.driver-version.full"));
+        assertTrue(!got.containsKey("gpu.memory"), got.toString());
+        assertEquals("NVIDIA-A100-SXM4-80GB", got.get("gpu.product"));
     }
 
     @Test
