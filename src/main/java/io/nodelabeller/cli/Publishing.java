@@ -73,7 +73,8 @@ final class Publishing implements AutoCloseable {
         // restart whose first discovery has a failing source removes nothing (SPEC §6).
         Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names())
                 .withPrevious(outputs.ownedOnNode());
-        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC());
+        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
+                config.devicePlugin().failOnInitErrorOrDefault());
         return new Publishing(config, metrics, outputs, cycle);
     }
 

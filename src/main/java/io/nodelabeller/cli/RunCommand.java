@@ -56,6 +56,10 @@ final class RunCommand implements Callable<Integer> {
                 Runtime.getRuntime().halt(Main.OK);
             }, "node-labeller-shutdown"));
             daemon.awaitStopped();
+            if (daemon.fatalError() != null) {
+                spec.commandLine().getErr().println("node-labeller run: " + daemon.fatalError());
+                return Main.FAILURE;
+            }
             return Main.OK;
         } catch (Publishing.Failed e) {
             return e.exitCode;
