@@ -1,11 +1,14 @@
 package io.nodelabeller.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.publish.FeaturesFilePublisher;
 import io.nodelabeller.publish.NodeFeaturePublisher;
+import io.nodelabeller.publish.DryRunPublisher;
 import io.nodelabeller.publish.NodePublisher;
+import io.nodelabeller.publish.OwnerRefs;
 import io.nodelabeller.publish.PublishEvents;
 import io.nodelabeller.publish.PublishException;
 import io.nodelabeller.publish.Publisher;
@@ -43,9 +46,14 @@ final class Outputs implements AutoCloseable {
         return publishers;
     }
 
-    static Outputs create(PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
-        boolean kubernetes = config.node() || config.nodeFeature().enabled();
-        if (!kubernetes && config.featuresFile().isEmpty()) {
+    /**
+     * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
+     * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
+     */
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
+        boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
+        boolean kubernetes = wantsKubernetes && !core.noPublish();
+        if (!wantsKubernetes && config.featuresFile().isEmpty()) {
             throw new Unavailable("publish: node, nodeFeature.enabled and featuresFile are all off: nothing to publish",
                     true);
         }
@@ -59,12 +67,15 @@ final class Outputs implements AutoCloseable {
             if (kubernetes) {
                 client = kube.client();
             }
-            if (config.node()) {
+            if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, metrics));
             }
-            if (config.nodeFeature().enabled()) {
+            if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, config.nodeFeature().namespace(), config.nodeFeature().name(),
-                        kube.nodeName));
+                        kube.nodeName, core.ownerRefs(), core.noPublishFeatures(), OwnerRefs.Pod.fromEnv()));
+            }
+            if (wantsKubernetes && !kubernetes) {
+                out.add(new DryRunPublisher());
             }
             if (!config.featuresFile().isEmpty()) {
                 out.add(new FeaturesFilePublisher(Path.of(config.featuresFile())));

@@ -64,7 +64,7 @@ final class Publishing implements AutoCloseable {
         Metrics metrics = new Metrics();
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.publish(), kube, metrics);
+            outputs = Outputs.create(config.core(), config.publish(), kube, metrics);
         } catch (Outputs.Unavailable e) {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new Failed(e.usage ? Main.USAGE : Main.FAILURE);

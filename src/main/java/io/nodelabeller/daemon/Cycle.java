@@ -1,5 +1,6 @@
 package io.nodelabeller.daemon;
 
+import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
@@ -85,8 +86,10 @@ public final class Cycle {
 
     private Outcome runTimed() {
         LabelSet labels;
+        Features features;
         try {
             Snapshot snapshot = discovery.discover();
+            features = snapshot.features();
             metrics.discovery(snapshot.statuses().values());
             NvmlState nvml = NvmlState.of(snapshot);
             metrics.nvml(nvml);
@@ -111,7 +114,7 @@ public final class Cycle {
         List<String> failures = new ArrayList<>();
         for (Publisher p : publishers) {
             try {
-                boolean written = p.publish(labels);
+                boolean written = p.publish(labels, features);
                 metrics.published(p.name(), written ? "written" : "unchanged");
                 LOG.debug("{}: {}", p.name(), written ? "written" : "unchanged");
             } catch (PublishException e) {
