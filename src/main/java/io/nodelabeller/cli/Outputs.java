@@ -5,6 +5,7 @@ import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.publish.FeaturesFilePublisher;
+import io.nodelabeller.publish.KubernetesClients;
 import io.nodelabeller.publish.NodeFeaturePublisher;
 import io.nodelabeller.publish.DryRunPublisher;
 import io.nodelabeller.publish.NodePublisher;
@@ -65,7 +66,7 @@ final class Outputs implements AutoCloseable {
         KubernetesClient client = null;
         try {
             if (kubernetes) {
-                client = kube.client();
+                client = client(kube);
             }
             if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, metrics));
@@ -86,6 +87,14 @@ final class Outputs implements AutoCloseable {
             throw new Unavailable("cannot set up the Kubernetes client"
                     + (kube.kubeconfig == null ? "" : " from " + kube.kubeconfig) + ": " + e.getMessage(), false);
         }
+    }
+
+    /**
+     * A Kubernetes client for the options. Only run/once/prune get here, and only when a Kubernetes output is on:
+     * print and explain never load fabric8 (PrintLoadsNoDaemonClassesIT).
+     */
+    static KubernetesClient client(KubeOptions kube) throws PublishException {
+        return KubernetesClients.create(kube.kubeconfig);
     }
 
     /** The Node publisher, reporting patches and API errors to the metrics. */
