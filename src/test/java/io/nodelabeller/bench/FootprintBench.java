@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.nodelabeller.publish.TestKubeconfig;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,15 +130,7 @@ class FootprintBench {
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();
-            Path kubeconfig = tmp.resolve("kubeconfig");
-            Files.writeString(kubeconfig, """
-                    apiVersion: v1
-                    kind: Config
-                    clusters: [{name: mock, cluster: {server: "%s"}}]
-                    contexts: [{name: mock, context: {cluster: mock, user: u}}]
-                    current-context: mock
-                    users: [{name: u, user: {token: t}}]
-                    """.formatted(client.getMasterUrl()));
+            Path kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString());
             Path config = tmp.resolve("bench.yaml");
             Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
             Path log = tmp.resolve("run.log");

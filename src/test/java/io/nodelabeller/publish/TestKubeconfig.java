@@ -5,12 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Writes a minimal kubeconfig (token auth) pointing at a test server. */
-final class TestKubeconfig {
+public final class TestKubeconfig {
 
     private TestKubeconfig() {
     }
 
-    static Path write(Path dir, String serverUrl) throws IOException {
+    public static Path write(Path dir, String serverUrl) throws IOException {
         Path file = dir.resolve("kubeconfig");
         Files.writeString(file, """
                 apiVersion: v1
