@@ -1,13 +1,14 @@
 package io.nodelabeller.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.nodelabeller.publish.KubernetesClients;
-import io.nodelabeller.publish.PublishException;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 
-/** Options of the commands that talk to Kubernetes: run, once, prune (SPEC §3). */
+/**
+ * Options of the commands that talk to Kubernetes: run, once, prune (SPEC §3). Picocli reflects on this class
+ * (and on every command) at start-up, for print too, so it names no fabric8 type: the client is made by
+ * {@link Outputs#client(KubeOptions)}.
+ */
 final class KubeOptions {
 
     @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
@@ -20,13 +21,5 @@ final class KubeOptions {
 
     boolean hasNodeName() {
         return nodeName != null && !nodeName.isBlank();
-    }
-
-    /**
-     * A Kubernetes client for the options. Only run/once/prune call this, and only when a Kubernetes output is on:
-     * print and explain never start a client.
-     */
-    KubernetesClient client() throws PublishException {
-        return KubernetesClients.create(kubeconfig);
     }
 }

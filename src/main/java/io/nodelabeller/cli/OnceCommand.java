@@ -25,6 +25,10 @@ final class OnceCommand implements Callable<Integer> {
     public Integer call() {
         try (Publishing p = Publishing.setUp(spec, common, kube)) {
             Cycle.Outcome outcome = p.cycle.run();
+            if (outcome.fatal() != null) {
+                spec.commandLine().getErr().println("node-labeller once: " + outcome.fatal());
+                return Main.FAILURE;
+            }
             for (String failure : outcome.failures()) {
                 spec.commandLine().getErr().println("node-labeller once: " + failure);
             }

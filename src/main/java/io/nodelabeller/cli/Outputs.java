@@ -1,11 +1,15 @@
 package io.nodelabeller.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.publish.FeaturesFilePublisher;
+import io.nodelabeller.publish.KubernetesClients;
 import io.nodelabeller.publish.NodeFeaturePublisher;
+import io.nodelabeller.publish.DryRunPublisher;
 import io.nodelabeller.publish.NodePublisher;
+import io.nodelabeller.publish.OwnerRefs;
 import io.nodelabeller.publish.PublishEvents;
 import io.nodelabeller.publish.PublishException;
 import io.nodelabeller.publish.Publisher;
@@ -43,9 +47,14 @@ final class Outputs implements AutoCloseable {
         return publishers;
     }
 
-    static Outputs create(PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
-        boolean kubernetes = config.node() || config.nodeFeature().enabled();
-        if (!kubernetes && config.featuresFile().isEmpty()) {
+    /**
+     * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
+     * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
+     */
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
+        boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
+        boolean kubernetes = wantsKubernetes && !core.noPublish();
+        if (!wantsKubernetes && config.featuresFile().isEmpty()) {
             throw new Unavailable("publish: node, nodeFeature.enabled and featuresFile are all off: nothing to publish",
                     true);
         }
@@ -57,14 +66,17 @@ final class Outputs implements AutoCloseable {
         KubernetesClient client = null;
         try {
             if (kubernetes) {
-                client = kube.client();
+                client = client(kube);
             }
-            if (config.node()) {
+            if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, metrics));
             }
-            if (config.nodeFeature().enabled()) {
+            if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, config.nodeFeature().namespace(), config.nodeFeature().name(),
-                        kube.nodeName));
+                        kube.nodeName, core.ownerRefs(), core.noPublishFeatures(), OwnerRefs.Pod.fromEnv()));
+            }
+            if (wantsKubernetes && !kubernetes) {
+                out.add(new DryRunPublisher());
             }
             if (!config.featuresFile().isEmpty()) {
                 out.add(new FeaturesFilePublisher(Path.of(config.featuresFile())));
@@ -75,6 +87,14 @@ final class Outputs implements AutoCloseable {
             throw new Unavailable("cannot set up the Kubernetes client"
                     + (kube.kubeconfig == null ? "" : " from " + kube.kubeconfig) + ": " + e.getMessage(), false);
         }
+    }
+
+    /**
+     * A Kubernetes client for the options. Only run/once/prune get here, and only when a Kubernetes output is on:
+     * print and explain never load fabric8 (PrintLoadsNoDaemonClassesIT).
+     */
+    static KubernetesClient client(KubeOptions kube) throws PublishException {
+        return KubernetesClients.create(kube.kubeconfig);
     }
 
     /** The Node publisher, reporting patches and API errors to the metrics. */

@@ -33,7 +33,7 @@ final class PruneCommand implements Callable<Integer> {
                     + " environment variable");
             return Main.USAGE;
         }
-        try (KubernetesClient client = kube.client()) {
+        try (KubernetesClient client = Outputs.client(kube)) {
             int removed = new NodePruner(client, kube.nodeName, NodePublisher.Settings.defaults(), PublishEvents.NONE)
                     .prune();
             spec.commandLine().getOut().println("node " + kube.nodeName + ": removed " + removed

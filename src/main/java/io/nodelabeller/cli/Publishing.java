@@ -64,7 +64,7 @@ final class Publishing implements AutoCloseable {
         Metrics metrics = new Metrics();
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.publish(), kube, metrics);
+            outputs = Outputs.create(config.core(), config.publish(), kube, metrics);
         } catch (Outputs.Unavailable e) {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new Failed(e.usage ? Main.USAGE : Main.FAILURE);
@@ -73,7 +73,8 @@ final class Publishing implements AutoCloseable {
         // restart whose first discovery has a failing source removes nothing (SPEC §6).
         Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names())
                 .withPrevious(outputs.ownedOnNode());
-        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC());
+        Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
+                config.devicePlugin().failOnInitErrorOrDefault());
         return new Publishing(config, metrics, outputs, cycle);
     }
 

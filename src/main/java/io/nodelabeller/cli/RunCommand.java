@@ -1,26 +1,15 @@
 package io.nodelabeller.cli;
 
-import io.nodelabeller.daemon.Daemon;
-import org.quartz.SchedulerException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
 
-/**
- * {@code run}: the daemon. On SIGTERM (a shutdown hook) it lets a running cycle finish its publish, stops, and
- * exits 0; the JVM would otherwise report 143 for a clean, expected stop.
- */
+/** {@code run}: the daemon ({@link RunDaemon}); exits 0 on SIGTERM, 1 on a fatal cycle or a port it cannot bind. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "The daemon: a cycle every core.sleepInterval, /healthz, /readyz and /metrics on daemon.port.")
 final class RunCommand implements Callable<Integer> {
-
-    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
     @Mixin
     CommonOptions common;
@@ -34,29 +23,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         try (Publishing p = Publishing.setUp(spec, common, kube)) {
-            Daemon daemon;
-            int port = p.config.daemon().port();
-            try {
-                daemon = Daemon.start(p.cycle, p.metrics, p.config.core().sleepInterval(), new InetSocketAddress(port));
-            } catch (IOException e) {
-                spec.commandLine().getErr().println("node-labeller run: cannot listen on port " + port
-                        + " (daemon.port): " + e.getMessage());
-                return Main.FAILURE;
-            } catch (SchedulerException e) {
-                spec.commandLine().getErr().println("node-labeller run: cannot start the scheduler: " + e.getMessage());
-                return Main.FAILURE;
-            }
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                if (daemon.isClosed()) {
-                    return; // stopping for another reason: keep that exit code
-                }
-                LOG.info("SIGTERM: finishing the running cycle, then exiting");
-                daemon.close();
-                p.close();
-                Runtime.getRuntime().halt(Main.OK);
-            }, "node-labeller-shutdown"));
-            daemon.awaitStopped();
-            return Main.OK;
+            return RunDaemon.run(spec, p);
         } catch (Publishing.Failed e) {
             return e.exitCode;
         }

@@ -1,5 +1,6 @@
 package io.nodelabeller.daemon;
 
+import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
@@ -25,10 +26,17 @@ public final class Cycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(Cycle.class);
 
-    /** How a cycle went: {@code ok} when every publisher succeeded; {@code failures} one line per problem. */
-    public record Outcome(boolean ok, LabelSet labels, List<String> failures) {
+    /**
+     * How a cycle went: {@code ok} when every publisher succeeded; {@code failures} one line per problem;
+     * {@code fatal} non-null when the process should stop with exit code 1 (nothing was published then).
+     */
+    public record Outcome(boolean ok, LabelSet labels, List<String> failures, String fatal) {
         public Outcome {
             failures = List.copyOf(failures);
+        }
+
+        public Outcome(boolean ok, LabelSet labels, List<String> failures) {
+            this(ok, labels, failures, null);
         }
     }
 
@@ -37,12 +45,24 @@ public final class Cycle {
     private final List<Publisher> publishers;
     private final Metrics metrics;
     private final Clock clock;
+    private final boolean failOnNvmlInitError;
 
     private Retention retention;
     private volatile Instant lastSuccess;
 
     public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
                  Metrics metrics, Clock clock) {
+        this(discovery, labelling, initial, publishers, metrics, clock, false);
+    }
+
+    /**
+     * {@code failOnNvmlInitError}: the device plugin's {@code flags.failOnInitError}. When NVML cannot be
+     * initialised on a node with an NVIDIA GPU ({@link NvmlState#initFailedOnGpuNode()}), the cycle publishes
+     * nothing and its outcome is {@code fatal}, so that the process exits 1 as GFD does.
+     */
+    public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
+                 Metrics metrics, Clock clock, boolean failOnNvmlInitError) {
+        this.failOnNvmlInitError = failOnNvmlInitError;
         this.discovery = discovery;
         this.labelling = labelling;
         this.retention = initial;
@@ -66,9 +86,18 @@ public final class Cycle {
 
     private Outcome runTimed() {
         LabelSet labels;
+        Features features;
         try {
             Snapshot snapshot = discovery.discover();
+            features = snapshot.features();
             metrics.discovery(snapshot.statuses().values());
+            NvmlState nvml = NvmlState.of(snapshot);
+            metrics.nvml(nvml);
+            if (failOnNvmlInitError && nvml.initFailedOnGpuNode()) {
+                // not logged here: run and once print it as their last line, and exit 1
+                String why = nvml.describe() + "; flags.failOnInitError is true: nothing published";
+                return new Outcome(false, null, List.of(why), why);
+            }
             Retention.Step step = retention.next(snapshot.statuses().values(), labelling.label(snapshot.features()));
             retention = step.next();
             labels = step.labels();
@@ -85,7 +114,7 @@ public final class Cycle {
         List<String> failures = new ArrayList<>();
         for (Publisher p : publishers) {
             try {
-                boolean written = p.publish(labels);
+                boolean written = p.publish(labels, features);
                 metrics.published(p.name(), written ? "written" : "unchanged");
                 LOG.debug("{}: {}", p.name(), written ? "written" : "unchanged");
             } catch (PublishException e) {

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code run}: the cycle on a schedule plus the HTTP endpoints. {@link #close()} stops scheduling, waits for an
@@ -19,13 +20,13 @@ public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
 
     private final Endpoints endpoints;
-    private final CycleScheduler scheduler;
+    private CycleScheduler scheduler;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final AtomicReference<String> fatal = new AtomicReference<>();
 
-    private Daemon(Endpoints endpoints, CycleScheduler scheduler) {
+    private Daemon(Endpoints endpoints) {
         this.endpoints = endpoints;
-        this.scheduler = scheduler;
     }
 
     /**
@@ -38,10 +39,14 @@ public final class Daemon implements AutoCloseable {
         Duration window = interval.multipliedBy(2);
         Endpoints endpoints = Endpoints.start(address, metrics.registry(), () -> interval.isZero()
                 ? cycle.lastSuccess().isPresent() : cycle.succeededWithin(window));
+        Daemon daemon = new Daemon(endpoints);
         try {
-            CycleScheduler scheduler = CycleScheduler.start(cycle::run, interval);
+            // published before the first cycle can end: stopAfterFatal may need it
+            synchronized (daemon) {
+                daemon.scheduler = CycleScheduler.start(() -> daemon.afterCycle(cycle.run()), interval);
+            }
             LOG.info("running: a cycle every {}, endpoints on port {}", interval, endpoints.port());
-            return new Daemon(endpoints, scheduler);
+            return daemon;
         } catch (SchedulerException | RuntimeException e) {
             endpoints.close();
             throw e;
@@ -50,6 +55,23 @@ public final class Daemon implements AutoCloseable {
 
     public int port() {
         return endpoints.port();
+    }
+
+    /** Why a cycle stopped the daemon (e.g. NVML under {@code failOnInitError}), or null. */
+    public String fatalError() {
+        return fatal.get();
+    }
+
+    /**
+     * A fatal outcome stops the daemon. Closing waits for the running cycle, which is this one, so it is done
+     * from another thread; the scheduler stops before a further cycle can start.
+     */
+    private void afterCycle(Cycle.Outcome outcome) {
+        if (outcome.fatal() != null && fatal.compareAndSet(null, outcome.fatal())) {
+            Thread stopper = new Thread(this::close, "node-labeller-stop");
+            stopper.setDaemon(false);
+            stopper.start();
+        }
     }
 
     public boolean isClosed() {
@@ -68,7 +90,9 @@ public final class Daemon implements AutoCloseable {
         }
         LOG.info("stopping: waiting for a running cycle to finish");
         try {
-            scheduler.close();
+            synchronized (this) {
+                scheduler.close();
+            }
             endpoints.close();
         } finally {
             stopped.countDown();

@@ -80,6 +80,13 @@ public final class Metrics {
             .help("Unix time of the end of the last cycle in which every output was published.")
             .register(registry);
 
+    /** Registered at the first discovery in which the nvidia source ran: absent where NVML is never tried. */
+    private final Gauge nvmlUp = Gauge.builder()
+            .name("node_labeller_nvml_up")
+            .help("1 when NVML was loaded and initialised in the last discovery, 0 when it could not be.")
+            .build();
+    private boolean nvmlUpRegistered;
+
     private final Set<String> labelSources = new HashSet<>();
 
     public PrometheusRegistry registry() {
@@ -112,6 +119,17 @@ public final class Metrics {
                 nvmlErrors.inc((s.ok() ? 0 : 1) + s.warnings().size());
             }
         }
+    }
+
+    synchronized void nvml(NvmlState state) {
+        if (!state.ran()) {
+            return;
+        }
+        if (!nvmlUpRegistered) {
+            registry.register(nvmlUp);
+            nvmlUpRegistered = true;
+        }
+        nvmlUp.set(state.up() ? 1 : 0);
     }
 
     synchronized void labels(LabelSet published, int kept) {

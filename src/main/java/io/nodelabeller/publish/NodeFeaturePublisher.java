@@ -6,9 +6,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.LabelSet;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -17,8 +21,10 @@ import java.util.Objects;
  * Writes the labels into an NFD {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1}, SPEC §6), for
  * clusters that keep nfd-master as the writer of Node labels. The object is named after the node (or as
  * configured), carries the label {@code nfd.node.kubernetes.io/node-name: <node>} by which nfd-master finds it,
- * and holds our labels in {@code spec.labels} with an empty {@code spec.features}. Like nfd-worker it reads the
- * object once per cycle and creates or updates it only when it differs. The CRD's model is not part of fabric8,
+ * and holds our labels in {@code spec.labels} and the discovered features in {@code spec.features} (NFD's format,
+ * less {@code core.noPublishFeatures}), so that nfd-master's NodeFeatureRules can match them. Owner references
+ * follow {@code core.ownerRefs} ({@link OwnerRefs}). Like nfd-worker it reads the object once per cycle and creates
+ * or updates it only when it differs. The CRD's model is not part of fabric8,
  * so the object is handled as a {@link GenericKubernetesResource}.
  */
 public final class NodeFeaturePublisher implements Publisher {
@@ -37,13 +43,26 @@ public final class NodeFeaturePublisher implements Publisher {
     private final String namespace;
     private final String name;
     private final String nodeName;
+    private final FeatureFilter filter;
+    private final OwnerRefs owners;
 
-    /** {@code name} empty or null means: the node's name. */
+    /** {@code name} empty or null means: the node's name. No owner references, every feature. */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName) {
+        this(client, namespace, name, nodeName, List.of(), List.of(), OwnerRefs.Pod.NONE);
+    }
+
+    /**
+     * With NFD's {@code core.ownerRefs} (a subset of node, pod, ds; {@code pod} is the agent's own pod, which must
+     * run in {@code namespace}) and {@code core.noPublishFeatures}.
+     */
+    public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName,
+                                List<String> ownerRefs, List<String> noPublishFeatures, OwnerRefs.Pod pod) {
         this.client = Objects.requireNonNull(client);
         this.namespace = Objects.requireNonNull(namespace);
         this.nodeName = Objects.requireNonNull(nodeName);
         this.name = name == null || name.isEmpty() ? nodeName : name;
+        this.filter = new FeatureFilter(noPublishFeatures);
+        this.owners = new OwnerRefs(client, namespace, nodeName, ownerRefs, pod);
     }
 
     @Override
@@ -51,20 +70,23 @@ public final class NodeFeaturePublisher implements Publisher {
         return "nodefeature";
     }
 
-    static Map<String, Object> spec(LabelSet labels) {
-        Map<String, Object> features = new LinkedHashMap<>();
-        features.put("flags", Map.of());
-        features.put("attributes", Map.of());
-        features.put("instances", Map.of());
+    static Map<String, Object> spec(LabelSet labels, Features features, FeatureFilter filter) {
         Map<String, Object> spec = new LinkedHashMap<>();
-        spec.put("features", features);
+        spec.put("features", filter.nfdFeatures(features));
         spec.put("labels", new LinkedHashMap<>(labels.asMap()));
         return spec;
     }
 
+    /** Without features: an empty {@code spec.features}. */
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
-        Map<String, Object> spec = spec(desired);
+        return publish(desired, Features.empty());
+    }
+
+    @Override
+    public boolean publish(LabelSet desired, Features features) throws PublishException {
+        Map<String, Object> spec = spec(desired, features, filter);
+        List<OwnerReference> ownerRefs = owners.resolve();
         Resource<GenericKubernetesResource> resource = client.genericKubernetesResources(NODE_FEATURE)
                 .inNamespace(namespace).withName(name);
         try {
@@ -74,19 +96,24 @@ public final class NodeFeaturePublisher implements Publisher {
                         .withApiVersion(NODE_FEATURE.getGroup() + "/" + NODE_FEATURE.getVersion())
                         .withKind(NODE_FEATURE.getKind())
                         .withNewMetadata().withName(name).withNamespace(namespace)
-                        .addToLabels(NODE_NAME_LABEL, nodeName).endMetadata()
+                        .addToLabels(NODE_NAME_LABEL, nodeName).withOwnerReferences(ownerRefs).endMetadata()
                         .addToAdditionalProperties("spec", spec)
                         .build());
                 return true;
             }
             Map<String, String> labels = current.getMetadata().getLabels() == null ? Map.of()
                     : current.getMetadata().getLabels();
-            if (spec.equals(current.getAdditionalProperties().get("spec")) && nodeName.equals(labels.get(NODE_NAME_LABEL))) {
+            List<OwnerReference> currentRefs = current.getMetadata().getOwnerReferences() == null ? List.of()
+                    : current.getMetadata().getOwnerReferences();
+            if (spec.equals(current.getAdditionalProperties().get("spec")) && nodeName.equals(labels.get(NODE_NAME_LABEL))
+                    && ownerRefs.equals(currentRefs)) {
                 return false;
             }
             Map<String, String> newLabels = new HashMap<>(labels);
             newLabels.put(NODE_NAME_LABEL, nodeName);
             current.getMetadata().setLabels(newLabels);
+            // as nfd-worker: the complete list is ours and replaced
+            current.getMetadata().setOwnerReferences(new ArrayList<>(ownerRefs));
             current.getAdditionalProperties().put("spec", spec);
             // carries the resourceVersion just read: a concurrent writer gives 409, retried next cycle
             client.genericKubernetesResources(NODE_FEATURE).inNamespace(namespace).resource(current).update();

@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.LabelSet;
 
 /**
@@ -18,6 +19,14 @@ public interface Publisher extends AutoCloseable {
      * caller retries at the next cycle and loses nothing.
      */
     boolean publish(LabelSet desired) throws PublishException;
+
+    /**
+     * {@link #publish(LabelSet)} for publishers that also write the discovered features (the NodeFeature object);
+     * the others ignore {@code features}. The cycle calls this one.
+     */
+    default boolean publish(LabelSet desired, Features features) throws PublishException {
+        return publish(desired);
+    }
 
     @Override
     default void close() {

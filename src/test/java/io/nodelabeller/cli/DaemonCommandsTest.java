@@ -192,4 +192,42 @@ class DaemonCommandsTest {
             server.destroy();
         }
     }
+
+    @Test
+    void noPublishNeedsNoNodeNameNorClusterAndStillWritesTheFeaturesFile() throws Exception {
+        // a kubeconfig pointing nowhere: any attempt to build a client or send a request would fail the command
+        Path kubeconfig = tmp.resolve("broken-kubeconfig");
+        Files.writeString(kubeconfig, "this is not a kubeconfig");
+        Path cfg = config("core:\n  noPublish: true\npublish:\n  nodeFeature:\n    enabled: true\n");
+        CliTest.Result dry = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+                "--node-name", "", "--kubeconfig", kubeconfig.toString());
+        assertEquals(0, dry.code(), dry.err());
+        assertTrue(dry.err().contains("core.noPublish: nothing written to Kubernetes; "), dry.err());
+
+        Path out = tmp.resolve("node-labeller.features");
+        Path withFile = config("core:\n  noPublish: true\npublish:\n  featuresFile: " + out + "\n");
+        CliTest.Result r = CliTest.run("once", "--config", withFile.toString(), "--host-root", host(),
+                "--node-name", "", "--kubeconfig", kubeconfig.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.readString(out).contains("feature.node.kubernetes.io/kernel-version.full="),
+                "the features.d file is not Kubernetes: still written");
+    }
+
+    @Test
+    void noPublishWritesNothingToTheCluster() throws Exception {
+        KubernetesMockServer server = crudServer();
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-9").endMetadata().build())
+                    .create();
+            Path cfg = config("core:\n  noPublish: true\n");
+            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+                    "--node-name", "worker-9", "--kubeconfig", kubeconfigFor(client).toString());
+            assertEquals(0, r.code(), r.err());
+            Node node = client.nodes().withName("worker-9").get();
+            assertTrue(node.getMetadata().getLabels() == null || node.getMetadata().getLabels().isEmpty(),
+                    String.valueOf(node.getMetadata().getLabels()));
+        } finally {
+            server.destroy();
+        }
+    }
 }

@@ -1,6 +1,9 @@
 package io.nodelabeller.publish;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.nodelabeller.feature.Features;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -8,6 +11,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -83,5 +87,69 @@ class NodeFeaturePublisherTest {
         } finally {
             server.destroy();
         }
+    }
+
+    private static Features features() {
+        return Features.builder("kernel")
+                .flags("loadedmodule", List.of("nvidia", "ib_uverbs"))
+                .attribute("version", "major", "6")
+                .attribute("config", "PREEMPT", "y")
+                .build()
+                .merge(Features.builder("pci")
+                        .instance("device", Map.of("vendor", "10de", "class", "0302"))
+                        .build())
+                .merge(Features.builder("usb").instance("device", Map.of("vendor", "1d6b")).build());
+    }
+
+    @Test
+    void featuresInNfdFormatLessNoPublishFeatures() throws Exception {
+        NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-3", List.of(),
+                List.of("kernel.config", "usb.*"), OwnerRefs.Pod.NONE);
+        Map<String, String> labels = Map.of("nvidia.com/gpu.present", "true");
+        assertTrue(p.publish(FeaturesFilePublisherTest.labels(labels, "pci"), features()));
+        GenericKubernetesResource r = read("nfd", "worker-3");
+        assertEquals(Map.of(
+                "flags", Map.of("kernel.loadedmodule", Map.of("elements", Map.of("ib_uverbs", Map.of(), "nvidia", Map.of()))),
+                "attributes", Map.of("kernel.version", Map.of("elements", Map.of("major", "6"))),
+                "instances", Map.of("pci.device", Map.of("elements",
+                        List.of(Map.of("attributes", Map.of("class", "0302", "vendor", "10de")))))),
+                spec(r).get("features"));
+        assertTrue(r.getMetadata().getOwnerReferences().isEmpty(), "ownerRefs: []");
+        assertFalse(p.publish(FeaturesFilePublisherTest.labels(labels, "pci"), features()),
+                "the copy read back equals what would be written: no update");
+    }
+
+    @Test
+    void ownerReferencesOfPodDaemonSetAndNode() throws Exception {
+        String nodeUid = client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-4")
+                .endMetadata().build()).create().getMetadata().getUid();
+        client.pods().inNamespace("nfd").resource(new PodBuilder().withNewMetadata().withName("agent-x")
+                .withUid("pod-uid").addNewOwnerReference().withApiVersion("apps/v1").withKind("DaemonSet")
+                .withName("node-labeller").withUid("ds-uid").withController(true).endOwnerReference()
+                .endMetadata().build()).create();
+        NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-4", List.of("pod", "ds", "node"),
+                List.of(), new OwnerRefs.Pod("agent-x", "pod-uid"));
+        assertTrue(p.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
+        List<String> refs = read("nfd", "worker-4").getMetadata().getOwnerReferences().stream()
+                .map(o -> o.getApiVersion() + " " + o.getKind() + " " + o.getName() + " " + o.getUid() + " "
+                        + o.getBlockOwnerDeletion() + " " + o.getController())
+                .toList();
+        assertEquals(List.of("v1 Pod agent-x pod-uid false null", "apps/v1 DaemonSet node-labeller ds-uid false null",
+                "v1 Node worker-4 " + nodeUid + " false null"), refs);
+    }
+
+    @Test
+    void aPodReferenceIsNotSetWithoutTheDaemonSetOne() throws Exception {
+        // the pod cannot be read (not there): no ds reference, and so no pod reference either
+        NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-5", List.of("pod", "ds"),
+                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"));
+        assertTrue(p.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
+        assertTrue(read("nfd", "worker-5").getMetadata().getOwnerReferences().isEmpty());
+
+        NodeFeaturePublisher podOnly = new NodeFeaturePublisher(client, "nfd", "", "worker-6", List.of("pod"),
+                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"));
+        assertTrue(podOnly.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
+        assertEquals(List.of("Pod"), read("nfd", "worker-6").getMetadata().getOwnerReferences().stream()
+                .map(o -> o.getKind()).toList(), "pod alone when asked for alone");
     }
 }

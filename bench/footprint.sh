@@ -1,0 +1,18 @@
+#!/bin/sh
+# Re-measures the numbers of docs/performance.md: print start-up and peak RSS (cloud-vm and gpu-server trees, the
+# latter with the fake NVML), the cost of one cycle on the gpu-server tree, and `run` against a loopback fabric8
+# mock API server (VmRSS/VmHWM/Threads sampled from /proc every second). Production runtime and flags
+# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded (about 2 minutes plus the build).
+#
+#   bench/footprint.sh [DAEMON_SECONDS]        results: stdout and target/bench/footprint.txt
+set -eu
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+./mvnw -q -B -o package -DskipTests
+# the fake libnvidia-ml is built in the test phase (process-test-classes)
+./mvnw -q -B -o test-compile process-test-classes
+sh bin/build-runtime.sh target/node-labeller.jar target/rt > /dev/null
+rm -f target/bench/footprint.txt
+./mvnw -q -B -o surefire:test -Dtest=FootprintBench -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dbench.seconds="$seconds" -Dbench.runtime=target/rt
+cat target/bench/footprint.txt

@@ -1,0 +1,209 @@
+package io.nodelabeller.bench;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.nodelabeller.testing.TestKubeconfig;
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Measurements for docs/performance.md, on the production runtime (bin/build-runtime.sh → {@code bench.runtime},
+ * default target/rt) with bin/jvm.options. Not a test of the build (the name keeps surefire from picking it up):
+ * bench/footprint.sh runs it with {@code -Dtest=FootprintBench}. Everything is loopback; each part is bounded in time.
+ * Results go to stdout and target/bench/footprint.txt.
+ */
+class FootprintBench {
+
+    private static final Path RT = Path.of(System.getProperty("bench.runtime", "target/rt"));
+    private static final int RUNS = Integer.getInteger("bench.runs", 5);
+    private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
+    private static final Path REPORT = Path.of("target/bench/footprint.txt");
+
+    @TempDir
+    static Path tmp;
+
+    @BeforeAll
+    static void needsRuntime() throws Exception {
+        assumeTrue(Files.isExecutable(RT.resolve("runtime/bin/java")),
+                "no runtime at " + RT + ": run bin/build-runtime.sh target/node-labeller.jar " + RT);
+        Files.createDirectories(REPORT.getParent());
+    }
+
+    private static Path gpuServerNvml() {
+        return FakeNvml.nvml().driver("580.159.04").cuda(13000).gpus(8, FakeNvml.a100_80gb())
+                .install(tmp.resolve("nvml"));
+    }
+
+    private static void report(String line) throws Exception {
+        System.out.println(line);
+        Files.writeString(REPORT, line + "\n", java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    private static List<String> java(String... args) {
+        List<String> cmd = new ArrayList<>(List.of(RT.resolve("runtime/bin/java").toString(),
+                "@" + RT.resolve("node-labeller.args").toAbsolutePath()));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    private static String exec(List<String> cmd, int seconds) throws Exception {
+        Path out = Files.createTempFile(tmp, "out", ".txt");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        Process p = pb.start();
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "timed out: " + cmd);
+        String text = Files.readString(out);
+        assertEquals(0, p.exitValue(), text);
+        return text;
+    }
+
+    @Test
+    void printStartupAndPeakRss() throws Exception {
+        Map<String, List<String>> trees = new java.util.LinkedHashMap<>();
+        trees.put("cloud-vm", List.of("--host-root", Hosts.root("cloud-vm").toString()));
+        trees.put("gpu-server (fake NVML, 8 x A100)", List.of("--host-root", Hosts.root("gpu-server").toString(),
+                "--nvml-library", gpuServerNvml().toString()));
+        for (Map.Entry<String, List<String>> t : trees.entrySet()) {
+            List<Long> rss = new ArrayList<>();
+            List<Double> wall = new ArrayList<>();
+            for (int i = 0; i < RUNS; i++) {
+                Path metrics = tmp.resolve("time.txt");
+                List<String> cmd = new ArrayList<>(List.of("/usr/bin/time", "-o", metrics.toString(), "-f", "%M %e"));
+                cmd.addAll(java("print", "--no-timestamp"));
+                cmd.addAll(t.getValue());
+                String out = exec(cmd, 60);
+                assertTrue(out.contains("feature.node.kubernetes.io/kernel-version.full="), out);
+                if (t.getKey().startsWith("gpu")) {
+                    assertTrue(out.contains("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"), out);
+                }
+                String[] m = Files.readString(metrics).trim().split("\\s+");
+                rss.add(Long.parseLong(m[m.length - 2]));
+                wall.add(Double.parseDouble(m[m.length - 1]));
+            }
+            report(String.format("print %s: max RSS %s KiB (max %.1f MiB), wall %s s", t.getKey(), rss,
+                    rss.stream().mapToLong(Long::longValue).max().orElse(0) / 1024.0, wall));
+        }
+    }
+
+    @Test
+    void cycleCostOnTheGpuServer() throws Exception {
+        String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
+        String out = exec(List.of(RT.resolve("runtime/bin/java").toString(),
+                "@" + RT.resolve("jvm.options").toAbsolutePath(), "-cp", cp, CycleBench.class.getName(),
+                Hosts.root("gpu-server").toString(), gpuServerNvml().toString(), "20", "200"), 300);
+        report("gpu-server " + out.lines().filter(l -> l.startsWith("cycle")).findFirst().orElse(out));
+    }
+
+    @Test
+    void runSteadyStateAgainstALoopbackApiServer() throws Exception {
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
+                    .create();
+            Path kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString());
+            Path config = tmp.resolve("bench.yaml");
+            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
+            Path log = tmp.resolve("run.log");
+            ProcessBuilder pb = new ProcessBuilder(java("run", "--config", config.toString(),
+                    "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", gpuServerNvml().toString(),
+                    "--node-name", "bench-node", "--kubeconfig", kubeconfig.toString()))
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            Process p = pb.start();
+            Path status = Path.of("/proc", Long.toString(p.pid()), "status");
+            long hwm = 0;
+            List<Long> rss = new ArrayList<>();
+            List<Integer> threads = new ArrayList<>();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(DAEMON_SECONDS);
+            int port = -1;
+            while (System.nanoTime() < end && p.isAlive()) {
+                Thread.sleep(1000);
+                Map<String, String> s = procStatus(status);
+                rss.add(kib(s.get("VmRSS")));
+                hwm = Math.max(hwm, kib(s.get("VmHWM")));
+                threads.add(Integer.parseInt(s.get("Threads").trim()));
+                if (port < 0) {
+                    Matcher m = Pattern.compile("endpoints on port (\\d+)").matcher(Files.readString(log));
+                    port = m.find() ? Integer.parseInt(m.group(1)) : -1;
+                }
+            }
+            assertTrue(p.isAlive(), Files.readString(log));
+            java.util.TreeMap<String, Integer> names = new java.util.TreeMap<>();
+            try (var tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+                for (Path t : tasks.toList()) {
+                    // numbered threads of one pool counted together ("pool-1-thread-3" -> "pool-#-thread-#")
+                    names.merge(Files.readString(t.resolve("comm")).trim().replaceAll("\\d+", "#"), 1, Integer::sum);
+                }
+            }
+            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            p.destroy(); // SIGTERM
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM");
+            assertEquals(0, p.exitValue(), Files.readString(log));
+            double cycles = metric(metrics, "node_labeller_cycle_duration_seconds_count");
+            double seconds = metric(metrics, "node_labeller_cycle_duration_seconds_sum");
+            assertTrue(client.nodes().withName("bench-node").get().getMetadata().getLabels()
+                    .containsKey("nvidia.com/gpu.product"), "the node was labelled");
+            int n = rss.size();
+            List<Long> lastTen = rss.subList(Math.max(0, n - 10), n);
+            report(String.format("run gpu-server, sleepInterval 1s, %d s, %.0f cycles (mean cycle incl. publish %.1f ms,"
+                            + " %.0f patches): VmRSS first %d KiB, last 10 s %s KiB, VmHWM %d KiB (%.1f MiB), threads %s",
+                    DAEMON_SECONDS, cycles, seconds * 1000 / cycles, metric(metrics, "node_labeller_patches_sent_total"),
+                    rss.get(0), lastTen, hwm, hwm / 1024.0, threads.stream().distinct().sorted().toList()));
+            report("  threads at the end: " + names);
+        } finally {
+            server.destroy();
+        }
+    }
+
+    private static Map<String, String> procStatus(Path status) throws Exception {
+        Map<String, String> out = new HashMap<>();
+        for (String line : Files.readAllLines(status)) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                out.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return out;
+    }
+
+    private static long kib(String value) {
+        return Long.parseLong(value.replace("kB", "").trim());
+    }
+
+    private static double metric(String text, String name) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + " (\\S+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
+    }
+}

@@ -1,0 +1,80 @@
+package io.nodelabeller.cli;
+
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The device plugin's {@code flags.failOnInitError} (SPEC §4.3.3) on the command line, with the fake
+ * libnvidia-ml answering {@code nvmlInit_v2} with 9 (driver not loaded) and the features.d output only.
+ */
+class FailOnInitErrorCliTest {
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void needsFakeLibrary() {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+    }
+
+    private Path out() {
+        return tmp.resolve("node-labeller.features");
+    }
+
+    private CliTest.Result cli(String command, String host, boolean failOnInitError) throws Exception {
+        Path lib = FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "publish:\n  node: false\n  featuresFile: " + out() + "\ndaemon:\n  port: 0\n");
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  failOnInitError: " + failOnInitError + "\n");
+        return CliTest.run(command, "--config", cfg.toString(), "--device-plugin-config", dp.toString(),
+                "--host-root", Hosts.root(host).toString(), "--nvml-library", lib.toString());
+    }
+
+    private static final String MESSAGE = ": NVML cannot be initialised (nvmlInit_v2 failed: 9 (Driver Not Loaded)) on a node with an NVIDIA"
+            + " GPU; flags.failOnInitError is true: nothing published";
+
+    @Test
+    void onceExitsOneAndWritesNothing() throws Exception {
+        CliTest.Result r = cli("once", "gpu-server", true);
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("node-labeller once" + MESSAGE + "\n"), r.err());
+        assertFalse(Files.exists(out()), "nothing published");
+    }
+
+    @Test
+    void runExitsOneAfterItsFirstCycle() throws Exception {
+        CliTest.Result r = cli("run", "gpu-server", true);
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("node-labeller run" + MESSAGE + "\n"), r.err());
+        assertFalse(Files.exists(out()), "nothing published");
+    }
+
+    @Test
+    void withoutItEverythingElseIsPublished() throws Exception {
+        CliTest.Result r = cli("once", "gpu-server", false);
+        assertEquals(0, r.code(), r.err());
+        String labels = Files.readString(out());
+        assertTrue(labels.contains("\nnvidia.com/gpu.present=true\n"), labels);
+        assertTrue(labels.contains("\nfeature.node.kubernetes.io/kernel-version.full="), labels);
+        assertFalse(labels.contains("nvidia.com/gpu.product"), labels);
+    }
+
+    @Test
+    void aNodeWithoutNvidiaGpuIsNotAFailure() throws Exception {
+        CliTest.Result r = cli("once", "cloud-vm", true);
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.readString(out()).contains("feature.node.kubernetes.io/kernel-version.full="));
+    }
+}
