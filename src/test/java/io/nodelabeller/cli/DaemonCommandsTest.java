@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,26 +86,7 @@ class DaemonCommandsTest {
 
     /** A kubeconfig file pointing at {@code client}'s (mock) server. */
     private Path kubeconfigFor(KubernetesClient client) throws Exception {
-        Path kubeconfig = tmp.resolve("kubeconfig");
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: mock
-                  cluster:
-                    server: %s
-                contexts:
-                - name: mock
-                  context:
-                    cluster: mock
-                    user: test
-                current-context: mock
-                users:
-                - name: test
-                  user:
-                    token: secret
-                """.formatted(client.getMasterUrl().toString()));
-        return kubeconfig;
+        return TestKubeconfig.write(tmp, client.getMasterUrl().toString());
     }
 
     private static KubernetesMockServer crudServer() {
@@ -153,29 +135,9 @@ class DaemonCommandsTest {
 
     @Test
     void onceWritesTheNodeFeatureThroughTheGivenKubeconfig() throws Exception {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
+        KubernetesMockServer server = crudServer();
         try (KubernetesClient client = server.createClient()) {
-            Path kubeconfig = tmp.resolve("kubeconfig");
-            Files.writeString(kubeconfig, """
-                    apiVersion: v1
-                    kind: Config
-                    clusters:
-                    - name: mock
-                      cluster:
-                        server: %s
-                    contexts:
-                    - name: mock
-                      context:
-                        cluster: mock
-                        user: test
-                    current-context: mock
-                    users:
-                    - name: test
-                      user:
-                        token: secret
-                    """.formatted(client.getMasterUrl().toString()));
+            Path kubeconfig = kubeconfigFor(client);
             Path cfg = config("publish:\n  node: false\n  nodeFeature:\n    enabled: true\n    namespace: nfd\n");
             CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
                     "--node-name", "worker-7", "--kubeconfig", kubeconfig.toString());
