@@ -1,6 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigException;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.label.LabelSet;
@@ -9,6 +10,7 @@ import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Sources;
+import picocli.CommandLine;
 
 /** One discovery and labelling, without any publishing: what print and explain show. */
 record Discover(Snapshot snapshot, LabelSet labels) {
@@ -18,6 +20,21 @@ record Discover(Snapshot snapshot, LabelSet labels) {
         Labelling labelling = Labelers.labelling(config, options);
         Snapshot snapshot = discovery.discover();
         return new Discover(snapshot, labelling.label(snapshot.features()));
+    }
+
+    /**
+     * One discovery for print and explain: a config problem or an unknown source is printed and becomes
+     * {@link CommandFailed} with exit code 2.
+     */
+    static Discover forCommand(CommandLine.Model.CommandSpec spec, CommonOptions common) throws CommandFailed {
+        try {
+            return once(common.loadConfig(), common.options());
+        } catch (ConfigException e) {
+            throw new CommandFailed(ConfigErrors.report(spec, e));
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("node-labeller: " + e.getMessage());
+            throw new CommandFailed(Main.USAGE);
+        }
     }
 
     /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */

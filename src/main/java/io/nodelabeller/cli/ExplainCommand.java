@@ -1,6 +1,5 @@
 package io.nodelabeller.cli;
 
-import io.nodelabeller.config.ConfigException;
 import io.nodelabeller.feature.SourceStatus;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
@@ -26,12 +25,9 @@ final class ExplainCommand implements Callable<Integer> {
     public Integer call() {
         Discover result;
         try {
-            result = Discover.once(common.loadConfig(), common.options());
-        } catch (ConfigException e) {
-            return ConfigErrors.report(spec, e);
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("node-labeller: " + e.getMessage());
-            return Main.USAGE;
+            result = Discover.forCommand(spec, common);
+        } catch (CommandFailed e) {
+            return e.exitCode;
         }
         PrintWriter out = spec.commandLine().getOut();
         for (Label l : result.labels().labels().values()) {

@@ -33,7 +33,7 @@ final class OnceCommand implements Callable<Integer> {
                 spec.commandLine().getErr().println("node-labeller once: " + failure);
             }
             return outcome.ok() ? Main.OK : Main.FAILURE;
-        } catch (Publishing.Failed e) {
+        } catch (CommandFailed e) {
             return e.exitCode;
         }
     }

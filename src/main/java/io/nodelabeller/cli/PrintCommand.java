@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.nodelabeller.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,12 +34,9 @@ final class PrintCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Discover result;
         try {
-            result = Discover.once(common.loadConfig(), common.options());
-        } catch (ConfigException e) {
-            return ConfigErrors.report(spec, e);
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("node-labeller: " + e.getMessage());
-            return Main.USAGE;
+            result = Discover.forCommand(spec, common);
+        } catch (CommandFailed e) {
+            return e.exitCode;
         }
         PrintWriter out = spec.commandLine().getOut();
         out.print(render(result.labels().asMap(), format));

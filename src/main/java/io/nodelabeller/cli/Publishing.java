@@ -20,17 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Publishing implements AutoCloseable {
 
-    /** Set-up failed; the message has been printed and {@code exitCode} is what the command returns. */
-    static final class Failed extends Exception {
-        private static final long serialVersionUID = 1L;
-        final int exitCode;
-
-        Failed(int exitCode) {
-            super(null, null, false, false);
-            this.exitCode = exitCode;
-        }
-    }
-
     final Config config;
     final Metrics metrics;
     final Outputs outputs;
@@ -44,12 +33,12 @@ final class Publishing implements AutoCloseable {
         this.cycle = cycle;
     }
 
-    static Publishing setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws Failed {
+    static Publishing setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws CommandFailed {
         Config config;
         try {
             config = common.loadConfig();
         } catch (ConfigException e) {
-            throw new Failed(ConfigErrors.report(spec, e));
+            throw new CommandFailed(ConfigErrors.report(spec, e));
         }
         Discovery discovery;
         Labelling labelling;
@@ -59,7 +48,7 @@ final class Publishing implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
                     + e.getMessage());
-            throw new Failed(Main.USAGE);
+            throw new CommandFailed(Main.USAGE);
         }
         Metrics metrics = new Metrics();
         Outputs outputs;
@@ -67,7 +56,7 @@ final class Publishing implements AutoCloseable {
             outputs = Outputs.create(config.core(), config.publish(), kube, metrics);
         } catch (Outputs.Unavailable e) {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
-            throw new Failed(e.usage ? Main.USAGE : Main.FAILURE);
+            throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (SPEC §6).

@@ -24,7 +24,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         try (Publishing p = Publishing.setUp(spec, common, kube)) {
             return RunDaemon.run(spec, p);
-        } catch (Publishing.Failed e) {
+        } catch (CommandFailed e) {
             return e.exitCode;
         }
     }
