@@ -2,15 +2,17 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
-import io.nodelabeller.label.nfd.CpuLabeler;
 import io.nodelabeller.label.gpu.NvidiaLabeler;
+import io.nodelabeller.label.nfd.CpuLabeler;
 import io.nodelabeller.label.nfd.KernelLabeler;
+import io.nodelabeller.label.nfd.LocalLabeler;
 import io.nodelabeller.label.nfd.MemoryLabeler;
 import io.nodelabeller.label.nfd.NetworkLabeler;
 import io.nodelabeller.label.nfd.PciLabeler;
 import io.nodelabeller.label.nfd.StorageLabeler;
-import io.nodelabeller.label.nfd.UsbLabeler;
 import io.nodelabeller.label.nfd.SystemLabeler;
+import io.nodelabeller.label.nfd.UsbLabeler;
+import io.nodelabeller.label.rules.CustomLabeler;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,17 +29,17 @@ public final class Labelers {
     private static final Map<String, BiFunction<Config, Options, Labeler>> CATALOG = new LinkedHashMap<>();
 
     static {
+        CATALOG.put("cpu", (c, o) -> new CpuLabeler(c.sources().cpu()));
+        CATALOG.put("kernel", (c, o) -> new KernelLabeler(c.sources().kernel()));
+        CATALOG.put("system", (c, o) -> new SystemLabeler());
         CATALOG.put("pci", (c, o) -> new PciLabeler(c.sources().pci()));
         CATALOG.put("usb", (c, o) -> new UsbLabeler(c.sources().usb()));
         CATALOG.put("memory", (c, o) -> new MemoryLabeler());
         CATALOG.put("storage", (c, o) -> new StorageLabeler());
         CATALOG.put("network", (c, o) -> new NetworkLabeler());
-        CATALOG.put("kernel", (c, o) -> new KernelLabeler(c.sources().kernel()));
-        CATALOG.put("cpu", (c, o) -> new CpuLabeler(c.sources().cpu()));
-        CATALOG.put("system", (c, o) -> new SystemLabeler());
         CATALOG.put("nvidia", (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp()));
-        CATALOG.put("custom", (c, o) -> new io.nodelabeller.label.rules.CustomLabeler(c.sources().custom()));
-        CATALOG.put("local", (c, o) -> new io.nodelabeller.label.nfd.LocalLabeler());
+        CATALOG.put("custom", (c, o) -> new CustomLabeler(c.sources().custom()));
+        CATALOG.put("local", (c, o) -> new LocalLabeler());
     }
 
     private Labelers() {

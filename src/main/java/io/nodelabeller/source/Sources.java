@@ -4,14 +4,16 @@ import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.source.cpu.CpuSource;
 import io.nodelabeller.source.kernel.KernelSource;
+import io.nodelabeller.source.local.LocalSource;
 import io.nodelabeller.source.memory.MemorySource;
 import io.nodelabeller.source.network.NetworkSource;
+import io.nodelabeller.source.nvidia.NvidiaSource;
+import io.nodelabeller.source.os.OsSource;
 import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.source.storage.StorageSource;
 import io.nodelabeller.source.usb.UsbSource;
-import io.nodelabeller.source.os.OsSource;
-import io.nodelabeller.source.nvidia.NvidiaSource;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,16 +29,15 @@ public final class Sources {
     private static final Map<String, BiFunction<Config, Options, Source>> CATALOG = new LinkedHashMap<>();
 
     static {
+        CATALOG.put("cpu", (c, o) -> new CpuSource());
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
+        CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
         CATALOG.put("pci", (c, o) -> new PciSource());
         CATALOG.put("usb", (c, o) -> new UsbSource());
         CATALOG.put("memory", (c, o) -> new MemorySource());
         CATALOG.put("storage", (c, o) -> new StorageSource());
         CATALOG.put("network", (c, o) -> new NetworkSource());
-        CATALOG.put("cpu", (c, o) -> new CpuSource());
-        CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
-        CATALOG.put("local", (c, o) -> new io.nodelabeller.source.local.LocalSource(java.time.Clock.systemUTC(),
-                c.publish().featuresFile()));
+        CATALOG.put("local", (c, o) -> new LocalSource(Clock.systemUTC(), c.publish().featuresFile()));
         CATALOG.put("nvidia", (c, o) -> new NvidiaSource(o));
     }
 
