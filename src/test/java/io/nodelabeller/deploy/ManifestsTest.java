@@ -215,21 +215,11 @@ class ManifestsTest {
         }
     }
 
-    /**
-     * Parses container args with the real CLI. Where the subcommand does not declare the common options yet (the
-     * daemon's `run`/`once` still stubs on this branch), the same options are parsed against `print`, which has them.
-     */
+    /** Parses container args with the real CLI: an unknown command or option fails the test. */
     static CommandLine.ParseResult parse(List<String> args) {
         CommandLine cli = new CommandLine(new Main());
-        CommandLine sub = cli.getSubcommands().get(args.get(0));
-        assertNotNull(sub, "no command " + args.get(0));
-        if (sub.getCommandSpec().findOption("--host-root") != null) {
-            return cli.parseArgs(args.toArray(String[]::new));
-        }
-        System.err.println("NOTE: '" + args.get(0) + "' takes no options yet; its args were checked against 'print'");
-        List<String> asPrint = new ArrayList<>(args);
-        asPrint.set(0, "print");
-        return cli.parseArgs(asPrint.toArray(String[]::new));
+        assertNotNull(cli.getSubcommands().get(args.get(0)), "no command " + args.get(0));
+        return cli.parseArgs(args.toArray(String[]::new));
     }
 
     @ParameterizedTest
