@@ -10,10 +10,12 @@ import io.nodelabeller.nvml.NvmlException;
 import io.nodelabeller.nvml.NvmlLibrary;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
+import io.nodelabeller.source.SourceFailure;
 
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -44,6 +46,8 @@ public final class NvidiaSource implements Source {
     static final String MIG_ORIGIN = "nvmlDeviceGetMaxMigDeviceCount, nvmlDeviceGetMigDeviceHandleByIndex, "
             + "nvmlDeviceGetName, nvmlDeviceGetUUID, nvmlDeviceGetMemoryInfo, nvmlDeviceGetAttributes_v2; profile from "
             + "nvmlDeviceGetGpuInstanceProfileInfo and the parent's nvmlDeviceGetMemoryInfo";
+
+    static final String PCI_DEVICES = "/sys/bus/pci/devices";
 
     private final String library;
 
@@ -77,6 +81,11 @@ public final class NvidiaSource implements Source {
             b.attribute("nvml", "errorCode", Integer.toString(e.code()));
             String loaded = library == null || library.isBlank() ? NvmlLibrary.DEFAULT_NAME : library;
             b.origin("nvml", e.call() != null ? e.call() : "loading " + loaded);
+            if (nvidiaGpuOnPci(host)) {
+                // The GPUs are there and NVML cannot say what they are (driver reloading, being upgraded): that is
+                // uncertainty, not a discovery that the GPU labels are gone. Failing keeps the earlier ones.
+                throw new SourceFailure("NVML unavailable on a node with an NVIDIA GPU: " + e.getMessage(), b.build());
+            }
             return b.build();
         }
         try (nvml) {
@@ -95,6 +104,18 @@ public final class NvidiaSource implements Source {
             }
         }
         return b.build();
+    }
+
+    /** An NVIDIA display or 3D controller (vendor 10de, class 0300 or 0302) in {@code /sys/bus/pci/devices}. */
+    static boolean nvidiaGpuOnPci(HostFs host) {
+        for (String dev : host.listOrEmpty(PCI_DEVICES)) {
+            String vendor = host.readTrimmed(PCI_DEVICES + "/" + dev + "/vendor").orElse("").toLowerCase(Locale.ROOT);
+            String cls = host.readTrimmed(PCI_DEVICES + "/" + dev + "/class").orElse("").toLowerCase(Locale.ROOT);
+            if (vendor.equals("0x10de") && (cls.startsWith("0x0300") || cls.startsWith("0x0302"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void gpu(Nvml nvml, int index, Features.Builder b, Warnings warnings) {

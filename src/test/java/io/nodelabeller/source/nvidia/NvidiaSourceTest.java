@@ -5,6 +5,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.nvml.NvmlException;
 import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.SourceFailure;
 import io.nodelabeller.testing.FakeNvml;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -266,6 +267,24 @@ class NvidiaSourceTest {
         assertTrue(f.instances("nvidia.gpu").isEmpty());
         assertFalse(f.allInstances().containsKey("nvidia.gpu"));
         assertEquals(List.of(), warnings);
+    }
+
+    @Test
+    void nvmlUnavailableWithAnNvidiaGpuOnThePciBusFailsTheSourceButSaysWhy() throws Exception {
+        Path host = tmp.resolve("gpu-host");
+        Path dev = Files.createDirectories(host.resolve("sys/bus/pci/devices/0000:07:00.0"));
+        Files.writeString(dev.resolve("vendor"), "0x10de\n");
+        Files.writeString(dev.resolve("class"), "0x030200\n");
+        Path lib = FakeNvml.nvml().rc("nvmlInit_v2", 9).gpu(FakeNvml.a100_40gb()).install(tmp.resolve("lib"));
+        SourceFailure e = assertThrows(SourceFailure.class, () -> discover(lib.toString(), host));
+        assertEquals("NVML unavailable on a node with an NVIDIA GPU: nvmlInit_v2 failed: 9 (Driver Not Loaded)",
+                e.getMessage());
+        assertEquals("unavailable", nvml(e.known()).get("status"));
+        assertEquals("9", nvml(e.known()).get("errorCode"));
+
+        // an NVIDIA device that is no GPU (an NVSwitch, class 0680) does not count
+        Files.writeString(dev.resolve("class"), "0x068000\n");
+        assertEquals("unavailable", nvml(discover(lib.toString(), host)).get("status"));
     }
 
     @ParameterizedTest

@@ -1,0 +1,70 @@
+package io.nodelabeller.daemon;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.Options;
+import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.Labelers;
+import io.nodelabeller.label.Labelling;
+import io.nodelabeller.source.Discovery;
+import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.Sources;
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A driver reload or upgrade makes NVML fail on a node whose GPUs are still on the PCI bus: the GPU labels
+ * workloads select on must not vanish at the next cycle. They are kept for staleAfter cycles like any failed
+ * source's (SPEC §6), gpu.present (from PCI) stays throughout, and they come back when NVML answers again.
+ */
+class NvmlOutageTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void gpuLabelsSurviveAShortNvmlOutage() {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        FakeNvml healthy = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb());
+        Path lib = healthy.install(tmp.resolve("lib"));
+        Path host = Hosts.root("gpu-server");
+        Options options = new Options(host, lib.toString(), null, true, null);
+        List<String> sources = List.of("pci", "nvidia");
+        Cycle cycle = new Cycle(
+                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
+                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
+                Retention.initial(3, Sources.names()), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
+                Clock.systemUTC());
+        Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
+
+        cycle.run();
+        Map<String, String> before = out.last();
+        assertEquals("NVIDIA-A100-SXM4-80GB", before.get("nvidia.com/gpu.product"));
+
+        FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()).writeConfig(lib.getParent());
+        for (int i = 1; i <= 3; i++) {
+            cycle.run();
+            assertEquals(before, out.last(), "outage cycle " + i + " keeps every label");
+        }
+        cycle.run();
+        assertNull(out.last().get("nvidia.com/gpu.product"), "after staleAfter failed cycles they go");
+        assertEquals("true", out.last().get("nvidia.com/gpu.present"));
+        assertFalse(out.last().containsKey("nvidia.com/cuda.driver-version.full"));
+
+        healthy.writeConfig(lib.getParent());
+        cycle.run();
+        assertEquals(before, out.last(), "NVML answers again: everything is back");
+    }
+}

@@ -1,0 +1,122 @@
+package io.nodelabeller.source;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.Snapshot;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+class DiscoveryTest {
+
+    private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+    private final Logger logger = (Logger) LoggerFactory.getLogger(Discovery.class);
+
+    @BeforeEach
+    void capture() {
+        log.start();
+        logger.addAppender(log);
+    }
+
+    @AfterEach
+    void release() {
+        logger.detachAppender(log);
+    }
+
+    /** What the scripted source does next: "ok", "warn", "throw" or "partial". */
+    private final AtomicReference<String> mode = new AtomicReference<>("ok");
+
+    private final Source scripted = new Source() {
+        @Override
+        public String name() {
+            return "s";
+        }
+
+        @Override
+        public Features discover(HostFs host, Warnings warnings) throws Exception {
+            switch (mode.get()) {
+                case "throw" -> throw new java.io.IOException("disk gone");
+                case "partial" -> throw new SourceFailure("backend down",
+                        Features.builder("s").attribute("status", "state", "unavailable").build());
+                case "warn" -> warnings.warn("one device skipped");
+                default -> { }
+            }
+            return Features.builder("s").attribute("status", "state", "ok").build();
+        }
+    };
+
+    private final Source other = new Source() {
+        @Override
+        public String name() {
+            return "other";
+        }
+
+        @Override
+        public Features discover(HostFs host, Warnings warnings) {
+            return Features.builder("other").flags("f", List.of("x")).build();
+        }
+    };
+
+    private final Discovery discovery = new Discovery(new HostFs(Path.of("/nonexistent")), List.of(scripted, other));
+
+    /** WARN and INFO lines logged since the last call, as "LEVEL message". */
+    private List<String> logged() {
+        List<String> out = log.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+                .map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+        log.list.clear();
+        return out;
+    }
+
+    @Test
+    void aFailingSourceCostsOnlyItsOwnFeatures() {
+        mode.set("throw");
+        Snapshot s = discovery.discover();
+        assertEquals("disk gone", s.statuses().get("s").error());
+        assertNull(s.features().attribute("s.status", "state"));
+        assertEquals(List.of("x"), List.copyOf(s.features().flags("other.f")));
+        assertEquals(java.util.Set.of("s"), s.failedSources());
+    }
+
+    @Test
+    void aSourceFailureKeepsTheFeaturesThatSayWhy() {
+        mode.set("partial");
+        Snapshot s = discovery.discover();
+        assertEquals("backend down", s.statuses().get("s").error());
+        assertEquals("unavailable", s.features().attribute("s.status", "state"));
+        assertEquals(java.util.Set.of("s"), s.failedSources());
+    }
+
+    @Test
+    void problemsAreLoggedWhenTheyStartNotEveryCycle() {
+        mode.set("throw");
+        discovery.discover();
+        assertEquals(List.of("WARN source s: failed, its labels are left out of this discovery (earlier ones are kept"
+                + " for a while): disk gone"), logged());
+        discovery.discover();
+        discovery.discover();
+        assertEquals(List.of(), logged(), "the same failure again is not repeated");
+
+        mode.set("warn");
+        discovery.discover();
+        assertEquals(List.of("WARN source s: one device skipped", "INFO source s: discovers again"), logged());
+        discovery.discover();
+        assertEquals(List.of(), logged());
+
+        mode.set("ok");
+        discovery.discover();
+        mode.set("warn");
+        discovery.discover();
+        assertEquals(List.of("WARN source s: one device skipped"), logged(), "a problem that comes back is logged again");
+    }
+}
