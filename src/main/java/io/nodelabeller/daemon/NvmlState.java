@@ -1,10 +1,8 @@
 package io.nodelabeller.daemon;
 
-import io.nodelabeller.feature.Instance;
+import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.feature.SourceStatus;
-
-import java.util.Locale;
 
 /**
  * What one discovery says about NVML, for the {@code node_labeller_nvml_up} gauge and the device plugin's
@@ -26,14 +24,7 @@ public record NvmlState(boolean ran, boolean up, Boolean gpuOnPci, String error)
         SourceStatus pci = snapshot.statuses().get(PCI_SOURCE);
         Boolean gpu = null;
         if (pci != null && pci.ok()) {
-            gpu = false;
-            for (Instance d : snapshot.features().instances("pci.device")) {
-                String cls = d.get("class") == null ? "" : d.get("class").toLowerCase(Locale.ROOT);
-                if ("10de".equalsIgnoreCase(d.get("vendor")) && (cls.equals("0300") || cls.equals("0302"))) {
-                    gpu = true;
-                    break;
-                }
-            }
+            gpu = NvidiaPci.anyIn(snapshot.features());
         }
         return new NvmlState(status != null, "ok".equals(status), gpu,
                 status == null || "ok".equals(status) ? null : snapshot.features().attribute(NVML, "error"));

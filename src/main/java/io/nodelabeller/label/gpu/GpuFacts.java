@@ -2,6 +2,7 @@ package io.nodelabeller.label.gpu;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
+import io.nodelabeller.feature.NvidiaPci;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,7 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
 
     /** Whether the PCI scan found an NVIDIA GPU (vendor 10de, class 0300 or 0302). */
     boolean pciGpuPresent() {
-        return pciClasses.stream().anyMatch(c -> c.equals("0300") || c.equals("0302"));
+        return pciClasses.stream().anyMatch(NvidiaPci::isGpuClass);
     }
 
     /** Whether NVML answered and found at least one usable GPU: the condition for every NVML-derived label. */
@@ -93,7 +94,7 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
         List<String> classes = new ArrayList<>();
         for (Instance d : f.instances(PCI)) {
             String cls = d.get("class");
-            if ("10de".equalsIgnoreCase(d.get("vendor")) && cls != null && cls.startsWith("03")) {
+            if (NvidiaPci.VENDOR.equalsIgnoreCase(d.get("vendor")) && cls != null && cls.startsWith("03")) {
                 classes.add(cls.toLowerCase(java.util.Locale.ROOT));
             }
         }

@@ -1,5 +1,6 @@
 package io.nodelabeller.label.gpu;
 
+import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.LabelDoc;
 
@@ -19,7 +20,7 @@ final class PresenceLabeler implements Part {
 
     @Override
     public void label(GpuFacts facts, Out out) {
-        long n = facts.pciClasses().stream().filter(c -> c.equals("0300") || c.equals("0302")).count();
+        long n = facts.pciClasses().stream().filter(NvidiaPci::isGpuClass).count();
         if (n > 0) {
             out.put("gpu.present", "true", "pci", "pci.device vendor 10de with class 0300/0302: " + n + " device"
                     + (n == 1 ? "" : "s") + Evidence.from(facts.features(), GpuFacts.PCI));

@@ -2,6 +2,7 @@ package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.nvml.Nvml;
 import io.nodelabeller.nvml.NvmlDevice;
 import io.nodelabeller.nvml.NvmlDevice.Attributes;
@@ -109,13 +110,19 @@ public final class NvidiaSource implements Source {
     /** An NVIDIA display or 3D controller (vendor 10de, class 0300 or 0302) in {@code /sys/bus/pci/devices}. */
     static boolean nvidiaGpuOnPci(HostFs host) {
         for (String dev : host.listOrEmpty(PCI_DEVICES)) {
-            String vendor = host.readTrimmed(PCI_DEVICES + "/" + dev + "/vendor").orElse("").toLowerCase(Locale.ROOT);
-            String cls = host.readTrimmed(PCI_DEVICES + "/" + dev + "/class").orElse("").toLowerCase(Locale.ROOT);
-            if (vendor.equals("0x10de") && (cls.startsWith("0x0300") || cls.startsWith("0x0302"))) {
+            String vendor = sysfsId(host, PCI_DEVICES + "/" + dev + "/vendor");
+            String cls = sysfsId(host, PCI_DEVICES + "/" + dev + "/class");
+            if (NvidiaPci.isGpu(vendor, cls.length() > 4 ? cls.substring(0, 4) : cls)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** A sysfs id file ("0x10de", "0x030200") without its 0x, lower-cased; empty when unreadable. */
+    private static String sysfsId(HostFs host, String path) {
+        String v = host.readTrimmed(path).orElse("").toLowerCase(Locale.ROOT);
+        return v.startsWith("0x") ? v.substring(2) : v;
     }
 
     private void gpu(Nvml nvml, int index, Features.Builder b, Warnings warnings) {
