@@ -9,6 +9,7 @@ import dev.cel.extensions.CelExtensions;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.Validation;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
+import io.nodelabeller.deploy.AdmissionRequests.User;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -20,12 +21,18 @@ import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Evaluates the shipped ValidatingAdmissionPolicy with a CEL interpreter (cel-java, with the strings extension the
  * API server also enables) the way the API server does: match conditions, then variables in order, then every
- * validation. Requests are Node updates as the agent's service account would send them.
+ * validation. The {@code request} variable is built as the API server builds it ({@link AdmissionRequests}: empty
+ * omitempty fields absent), and objects as it converts them (empty label and annotation maps absent).
+ * <p>
+ * With {@code failurePolicy: Fail} an evaluation error also rejects the request, but for the wrong reason and with
+ * the wrong message; {@link Decision} keeps errors apart from denials, and every assertion here says which one it
+ * expects, so no case passes only because an expression failed.
  * Not covered: the API server's own type checking against the Node schema and its cost limits.
  */
 class AdmissionPolicyTest {
@@ -39,11 +46,15 @@ class AdmissionPolicyTest {
 
     private static final ValidatingAdmissionPolicy POLICY = Manifests.ofKind(Manifests.render("base"),
             ValidatingAdmissionPolicy.class).get(0);
-    private static final String AGENT = "system:serviceaccount:node-labeller:node-labeller";
+    private static final User AGENT = User.serviceAccount("node-labeller", "node-labeller", "n1");
+    private static final User AGENT_UNBOUND = User.serviceAccount("node-labeller", "node-labeller", null);
 
     private static final String NODE = """
             metadata:
               name: n1
+              uid: 8c0b4f0e-1f7e-4d7b-9d0a-3e6f2a1b5c44
+              resourceVersion: "81234"
+              creationTimestamp: "2026-11-01T08:00:00Z"
               labels:
                 kubernetes.io/hostname: n1
                 feature.node.kubernetes.io/kernel-version.major: "6"
@@ -59,41 +70,72 @@ class AdmissionPolicyTest {
               capacity: {cpu: "8"}
             """;
 
-    /** The denial messages, or null when the policy does not apply to the request at all. */
-    static List<String> admit(Map<String, Object> request, Map<String, Object> object, Map<String, Object> oldObject) {
-        Map<String, Object> ctx = new HashMap<>(Map.of("request", request, "object", object, "oldObject", oldObject));
+    /**
+     * What the API server would decide: {@code applies} false when a match condition excludes the request;
+     * otherwise the messages of the validations that evaluated to false, and the evaluation errors (each of which
+     * also rejects the request under failurePolicy Fail).
+     */
+    record Decision(boolean applies, List<String> denials, List<String> errors) {
+        boolean allowed() {
+            return !applies || (denials.isEmpty() && errors.isEmpty());
+        }
+    }
+
+    static Decision admit(Map<String, Object> request, Map<String, Object> object, Map<String, Object> oldObject) {
+        Map<String, Object> ctx = new HashMap<>();
+        ctx.put("request", request);
+        ctx.put("object", omitEmptyMeta(object));
+        ctx.put("oldObject", omitEmptyMeta(oldObject));
+        List<String> errors = new ArrayList<>();
         for (var condition : POLICY.getSpec().getMatchConditions()) {
-            if (!(Boolean) eval(condition.getExpression(), ctx)) {
-                return null;
+            Object matched = eval(condition.getExpression(), ctx, errors);
+            if (Boolean.FALSE.equals(matched)) {
+                return new Decision(false, List.of(), List.of());
             }
         }
         Map<String, Object> variables = new LinkedHashMap<>();
         for (Variable v : POLICY.getSpec().getVariables()) {
             ctx.put("variables", Map.copyOf(variables));
-            variables.put(v.getName(), eval(v.getExpression(), ctx));
+            Object value = eval(v.getExpression(), ctx, errors);
+            if (value != null) {
+                variables.put(v.getName(), value);
+            }
         }
         ctx.put("variables", Map.copyOf(variables));
         List<String> denials = new ArrayList<>();
         for (Validation v : POLICY.getSpec().getValidations()) {
-            if (!(Boolean) eval(v.getExpression(), ctx)) {
-                denials.add(v.getMessageExpression() != null ? (String) eval(v.getMessageExpression(), ctx) : v.getMessage());
+            if (Boolean.FALSE.equals(eval(v.getExpression(), ctx, errors))) {
+                denials.add(v.getMessageExpression() != null ? (String) eval(v.getMessageExpression(), ctx, errors) : v.getMessage());
             }
         }
-        return denials;
+        return new Decision(true, denials, errors);
     }
 
-    static Object eval(String expression, Map<String, Object> ctx) {
-        try {
-            CelValidationResult compiled = CEL.compile(expression);
-            if (compiled.hasError()) {
-                throw new AssertionError("does not compile: " + expression + "\n" + compiled.getErrorString());
-            }
-            return CEL.createProgram(compiled.getAst()).eval(ctx);
-        } catch (AssertionError e) {
-            throw e;
-        } catch (Exception e) {
-            throw new AssertionError("cannot evaluate: " + expression + ": " + e.getMessage(), e);
+    /** The value, or null with the error added to {@code errors}. A compile error fails the test at once. */
+    static Object eval(String expression, Map<String, Object> ctx, List<String> errors) {
+        CelValidationResult compiled = CEL.compile(expression);
+        if (compiled.hasError()) {
+            throw new AssertionError("does not compile: " + expression + "\n" + compiled.getErrorString());
         }
+        try {
+            return CEL.createProgram(compiled.getAst()).eval(ctx);
+        } catch (Exception e) {
+            errors.add(expression + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** ObjectMeta's labels, annotations, finalizers and ownerReferences are omitempty: an empty one is absent. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> omitEmptyMeta(Map<String, Object> object) {
+        Map<String, Object> copy = new LinkedHashMap<>(object);
+        Map<String, Object> meta = new LinkedHashMap<>((Map<String, Object>) copy.get("metadata"));
+        for (String key : List.of("labels", "annotations", "finalizers", "ownerReferences")) {
+            Object value = meta.remove(key);
+            AdmissionRequests.putOmitEmpty(meta, key, value);
+        }
+        copy.put("metadata", meta);
+        return copy;
     }
 
     static Map<String, Object> node(Consumer<Map<String, Object>> change) {
@@ -111,13 +153,8 @@ class AdmissionPolicyTest {
         return (Map<String, Object>) n.computeIfAbsent(key, k -> new LinkedHashMap<>());
     }
 
-    static Map<String, Object> request(String user, List<String> boundNode, String subResource) {
-        Map<String, Object> extra = boundNode == null ? Map.of() : Map.of("authentication.kubernetes.io/node-name", boundNode);
-        return Map.of("userInfo", Map.of("username", user, "extra", extra), "subResource", subResource);
-    }
-
-    static List<String> agentUpdates(Consumer<Map<String, Object>> change) {
-        return admit(request(AGENT, List.of("n1"), ""), node(change), node(n -> { }));
+    static Decision agentUpdates(Consumer<Map<String, Object>> change) {
+        return admit(AdmissionRequests.nodeUpdate("n1", null, AGENT), node(change), node(n -> { }));
     }
 
     static Consumer<Map<String, Object>> label(String key, String value) {
@@ -131,24 +168,89 @@ class AdmissionPolicyTest {
         };
     }
 
-    @Test
-    void theAgentMayAddChangeAndRemoveItsLabelsAndAnnotationOnItsOwnNode() {
-        assertEquals(List.of(), agentUpdates(label("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB")
-                .andThen(label("feature.node.kubernetes.io/kernel-version.major", "7"))
-                .andThen(label("feature.node.kubernetes.io/pci-0300_1af4.present", null))
-                .andThen(label("sub.feature.node.kubernetes.io/x", "y"))
-                .andThen(n -> map(map(n, "metadata"), "annotations").put("node-labeller.io/managed-labels", "a,b"))));
-        assertEquals(List.of(), agentUpdates(n -> { }), "a no-op update");
+    static Consumer<Map<String, Object>> managed(String keys) {
+        return n -> map(map(n, "metadata"), "annotations").put("node-labeller.io/managed-labels", keys);
+    }
+
+    static void assertAllowed(Decision d) {
+        assertTrue(d.applies(), "the policy must apply to the agent");
+        assertEquals(List.of(), d.errors(), "evaluation errors (an error denies under failurePolicy Fail)");
+        assertEquals(List.of(), d.denials());
+    }
+
+    /** Denied by exactly one validation evaluating to false (not by an error), with a message containing {@code text}. */
+    static void assertDenied(Decision d, String text) {
+        assertTrue(d.applies(), "the policy must apply to the agent");
+        assertEquals(List.of(), d.errors(), "denied by an evaluation error instead of a validation");
+        assertEquals(1, d.denials().size(), d.denials().toString());
+        assertTrue(d.denials().get(0).contains(text), d.denials().get(0));
     }
 
     @Test
-    void onlyTheNodeNamedInTheToken() {
-        List<String> other = agentUpdates(n -> map(n, "metadata").put("name", "n2"));
-        assertEquals(1, other.size(), other.toString());
-        assertTrue(other.get(0).contains("(n1), not n2"), other.get(0));
-        List<String> unbound = admit(request(AGENT, null, ""), node(label("nvidia.com/x", "y")), node(n -> { }));
-        assertEquals(1, unbound.size());
-        assertTrue(unbound.get(0).contains("not a pod-bound token"), unbound.get(0));
+    void theHarnessTellsAnEvaluationErrorFromADenial() {
+        // The request shape matters: the API server leaves subResource out for the node itself, so an expression
+        // that reads it without has() fails to evaluate. A harness that sent subResource: "" could not see this.
+        Map<String, Object> request = AdmissionRequests.nodeUpdate("n1", null, AGENT);
+        assertFalse(request.containsKey("subResource"));
+        assertFalse(request.containsKey("namespace"));
+        assertFalse(((Map<?, ?>) AdmissionRequests.nodeUpdate("n1", null, AGENT_UNBOUND).get("userInfo")).containsKey("extra"));
+        List<String> errors = new ArrayList<>();
+        assertNull(eval("request.subResource == ''", Map.of("request", request), errors));
+        assertEquals(1, errors.size(), errors.toString());
+        assertTrue(errors.get(0).contains("subResource"), errors.get(0));
+        assertEquals(true, eval("!has(request.subResource) || request.subResource == ''", Map.of("request", request), errors));
+        assertEquals(1, errors.size());
+    }
+
+    @Test
+    void addingAnOwnedLabelIsAllowed() {
+        assertAllowed(agentUpdates(label("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB").andThen(managed(
+                "feature.node.kubernetes.io/kernel-version.major,feature.node.kubernetes.io/pci-0300_1af4.present,nvidia.com/gpu.product"))));
+    }
+
+    @Test
+    void changingAnOwnedLabelIsAllowed() {
+        assertAllowed(agentUpdates(label("feature.node.kubernetes.io/kernel-version.major", "7")));
+    }
+
+    @Test
+    void removingAnOwnedLabelAndUnlistingItIsAllowed() {
+        assertAllowed(agentUpdates(label("feature.node.kubernetes.io/pci-0300_1af4.present", null)
+                .andThen(managed("feature.node.kubernetes.io/kernel-version.major"))));
+    }
+
+    @Test
+    void theFirstLabellingOfABareNodeIsAllowed() {
+        Map<String, Object> bare = node(n -> {
+            map(n, "metadata").remove("labels");
+            map(n, "metadata").remove("annotations");
+        });
+        Map<String, Object> labelled = node(n -> {
+            map(n, "metadata").put("labels", new LinkedHashMap<>(Map.of("nvidia.com/gpu.present", "true")));
+            map(n, "metadata").put("annotations", new LinkedHashMap<>(Map.of("node-labeller.io/managed-labels", "nvidia.com/gpu.present")));
+        });
+        assertAllowed(admit(AdmissionRequests.nodeUpdate("n1", null, AGENT), labelled, bare));
+    }
+
+    @Test
+    void severalChangesInOnePatchAndANoOpAreAllowed() {
+        assertAllowed(agentUpdates(label("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB")
+                .andThen(label("feature.node.kubernetes.io/kernel-version.major", "7"))
+                .andThen(label("feature.node.kubernetes.io/pci-0300_1af4.present", null))
+                .andThen(label("sub.feature.node.kubernetes.io/x", "y"))
+                .andThen(managed("feature.node.kubernetes.io/kernel-version.major,nvidia.com/gpu.product,sub.feature.node.kubernetes.io/x"))));
+        assertAllowed(agentUpdates(n -> { }));
+    }
+
+    @Test
+    void anotherNodeIsDenied() {
+        assertDenied(agentUpdates(n -> map(n, "metadata").put("name", "n2")), "token is bound to (n1), not n2");
+    }
+
+    @Test
+    void aTokenNotBoundToANodeIsDeniedWithItsOwnMessage() {
+        assertDenied(admit(AdmissionRequests.nodeUpdate("n1", null, AGENT_UNBOUND), node(label("nvidia.com/x", "y")), node(n -> { })),
+                "none: not a pod-bound token");
     }
 
     @Test
@@ -156,42 +258,39 @@ class AdmissionPolicyTest {
         for (var change : List.of(label("node-role.kubernetes.io/gpu", ""), label("kubernetes.io/hostname", "evil"),
                 label("kubernetes.io/hostname", null), label("evilnvidia.com/x", "1"), label("nvidia.com.evil.io/x", "1"),
                 label("unprefixed", "1"), label("feature.node.kubernetes.io.evil/x", "1"))) {
-            List<String> denials = agentUpdates(change);
-            assertEquals(1, denials.size(), denials.toString());
-            assertTrue(denials.get(0).startsWith("node-labeller may change only labels under feature.node.kubernetes.io/, nvidia.com/"),
-                    denials.get(0));
+            assertDenied(agentUpdates(change), "node-labeller may change only labels under feature.node.kubernetes.io/, nvidia.com/");
         }
     }
 
     @Test
-    void spec_status_otherAnnotationsAndFinalizersAreDenied() {
-        assertEquals(1, agentUpdates(n -> map(n, "spec").put("unschedulable", true)).size());
-        assertEquals(1, agentUpdates(n -> map(n, "spec").put("taints", List.of())).size());
-        assertEquals(1, agentUpdates(n -> map(map(n, "metadata"), "annotations").put("other.io/x", "y")).size());
-        assertEquals(1, agentUpdates(n -> map(map(n, "metadata"), "annotations").remove("volumes.kubernetes.io/controller-managed-attach-detach")).size());
-        assertEquals(1, agentUpdates(n -> map(n, "metadata").put("finalizers", List.of("x"))).size());
-        List<String> status = admit(request(AGENT, List.of("n1"), "status"), node(n -> { }), node(n -> { }));
-        assertEquals(List.of("node-labeller may not write node status"), status);
+    void aTaintOrAnotherSpecChangeIsDenied() {
+        assertDenied(agentUpdates(n -> map(n, "spec").put("taints", List.of())), "may not change a node's spec");
+        assertDenied(agentUpdates(n -> map(n, "spec").put("taints",
+                List.of(Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"), Map.of("key", "x", "effect", "NoExecute")))),
+                "may not change a node's spec");
+        assertDenied(agentUpdates(n -> map(n, "spec").put("unschedulable", true)), "may not change a node's spec");
     }
 
     @Test
-    void aNodeWithoutLabelsOrAnnotationsCanBeLabelled() {
-        Map<String, Object> bare = node(n -> {
-            map(n, "metadata").remove("labels");
-            map(n, "metadata").remove("annotations");
-        });
-        Map<String, Object> labelled = node(n -> {
-            map(n, "metadata").remove("annotations");
-            map(n, "metadata").put("labels", new LinkedHashMap<>(Map.of("nvidia.com/gpu.present", "true")));
-        });
-        assertEquals(List.of(), admit(request(AGENT, List.of("n1"), ""), labelled, bare));
+    void statusIsDenied() {
+        assertDenied(admit(AdmissionRequests.nodeUpdate("n1", "status", AGENT), node(n -> { }), node(n -> { })),
+                "node-labeller may not write node status");
+    }
+
+    @Test
+    void foreignAnnotationsAndFinalizersAreDenied() {
+        assertDenied(agentUpdates(n -> map(map(n, "metadata"), "annotations").put("other.io/x", "y")), "only the annotation");
+        assertDenied(agentUpdates(n -> map(map(n, "metadata"), "annotations").remove("volumes.kubernetes.io/controller-managed-attach-detach")),
+                "only the annotation");
+        assertDenied(agentUpdates(n -> map(n, "metadata").put("finalizers", List.of("x"))), "finalizers or owner references");
     }
 
     @Test
     void otherUsersAreNotConcerned() {
-        assertEquals(null, admit(request("system:node:n1", null, ""), node(label("kubernetes.io/hostname", "x")), node(n -> { })));
-        assertEquals(null, admit(request("system:serviceaccount:other:node-labeller", List.of("n1"), ""),
-                node(label("x", "y")), node(n -> { })));
+        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.kubelet("n1")), node(label("kubernetes.io/hostname", "x")),
+                node(n -> { })).applies());
+        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.serviceAccount("other", "node-labeller", "n1")),
+                node(label("x", "y")), node(n -> { })).applies());
         assertFalse(POLICY.getSpec().getMatchConditions().isEmpty());
     }
 }

@@ -34,7 +34,11 @@ class HelmChartTest {
 
     /** Renders the chart as release "node-labeller" in namespace "node-labeller" (the kustomize defaults). */
     static List<HasMetadata> template(Map<String, Object> values) {
-        TemplateCommand t = new Helm(Manifests.CHART).template().withName("node-labeller").withNamespace("node-labeller")
+        return template("node-labeller", values);
+    }
+
+    static List<HasMetadata> template(String namespace, Map<String, Object> values) {
+        TemplateCommand t = new Helm(Manifests.CHART).template().withName("node-labeller").withNamespace(namespace)
                 .withKubeVersion("1.30.0");
         values.forEach(t::set);
         return Manifests.parseAll(t.call());
@@ -59,6 +63,13 @@ class HelmChartTest {
         JsonNode chart = Kustomize.read(Manifests.CHART.resolve("Chart.yaml")).get(0);
         assertEquals(Manifests.projectVersion(), chart.path("version").asText());
         assertEquals(Manifests.projectVersion(), chart.path("appVersion").asText());
+    }
+
+    @Test
+    void clusterScopedObjectsHaveNoNamespace() {
+        Manifests.assertNamespaces(template("gpu-system", Map.of()), "gpu-system", "chart defaults");
+        Manifests.assertNamespaces(template("gpu-system", Map.of("gpu.enabled", true, "nfdCompat.enabled", true)), "gpu-system",
+                "chart with gpu and nfdCompat");
     }
 
     @Test

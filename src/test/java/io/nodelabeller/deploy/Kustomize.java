@@ -27,8 +27,15 @@ final class Kustomize {
     static final YAMLMapper YAML = new YAMLMapper();
     private static final Set<String> KEYS = Set.of("apiVersion", "kind", "namespace", "resources", "patches",
             "nameSuffix", "images");
-    static final Set<String> CLUSTER_SCOPED = Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
-            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "RuntimeClass", "PriorityClass");
+    /**
+     * The kinds our manifests use that kustomize's {@code namespace:} leaves alone, as kustomize decides it: from
+     * the built-in OpenAPI data of kyaml ({@code kyaml/openapi/openapi.go}, {@code precomputedIsNamespaceScoped}),
+     * which up to at least kustomize 5.5 does not list ValidatingAdmissionPolicy(Binding), so kustomize stamps a
+     * namespace on them (kubernetes-sigs/kustomize#6051). Mirrored here so that this renderer makes the same
+     * mistake kustomize makes, and {@code ManifestsTest} sees it.
+     */
+    static final Set<String> KUSTOMIZE_CLUSTER_SCOPED = Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
+            "RuntimeClass", "PriorityClass");
 
     /** One rendered object and the name it had before any suffix (kustomize's "original id"). */
     record Resource(String originalName, ObjectNode object) {
@@ -73,7 +80,7 @@ final class Kustomize {
             if (!suffix.isEmpty()) {
                 meta.put("name", meta.path("name").asText() + suffix);
             }
-            if (!namespace.isEmpty() && !CLUSTER_SCOPED.contains(r.kind())) {
+            if (!namespace.isEmpty() && !KUSTOMIZE_CLUSTER_SCOPED.contains(r.kind())) {
                 meta.put("namespace", namespace);
             }
             for (JsonNode image : k.path("images")) {

@@ -21,6 +21,22 @@ final class Manifests {
     static final Path CHART = ROOT.resolve("helm/node-labeller");
     static final KubernetesSerialization K8S = new KubernetesSerialization();
 
+    /** The kinds we ship that are cluster-scoped in the Kubernetes API: they must carry no metadata.namespace. */
+    static final java.util.Set<String> CLUSTER_SCOPED = java.util.Set.of("Namespace", "ClusterRole", "ClusterRoleBinding",
+            "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "RuntimeClass", "PriorityClass");
+
+    /** Every cluster-scoped object without a namespace, every other one in {@code namespace}. */
+    static void assertNamespaces(List<HasMetadata> objects, String namespace, String what) {
+        for (HasMetadata o : objects) {
+            String id = what + ": " + o.getKind() + " " + o.getMetadata().getName();
+            if (CLUSTER_SCOPED.contains(o.getKind())) {
+                org.junit.jupiter.api.Assertions.assertNull(o.getMetadata().getNamespace(), id + " is cluster-scoped");
+            } else {
+                org.junit.jupiter.api.Assertions.assertEquals(namespace, o.getMetadata().getNamespace(), id);
+            }
+        }
+    }
+
     /** Host paths the agent reads (SPEC §2 + the local source's features.d), each mounted at /host + path. */
     static final List<String> HOST_PATHS = List.of("/sys", "/proc", "/etc/os-release", "/boot", "/usr/lib",
             "/lib/modules", "/etc/kubernetes/node-feature-discovery/features.d");
