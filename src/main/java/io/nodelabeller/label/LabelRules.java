@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 /**
  * The validity rules every label passes (SPEC §4.1): Kubernetes' qualified-name and label-value syntax, and
  * the namespace policy (kubernetes.io and k8s.io denied except the NFD namespaces; extra allowed and denied
- * namespaces from config). The single place where a label is judged.
+ * namespaces from config), and the control keys of other components, which no labeller may write. The single
+ * place where a label is judged.
  */
 public final class LabelRules {
 
@@ -19,6 +20,16 @@ public final class LabelRules {
     private static final List<String> ALWAYS_DENIED = List.of("node-role.kubernetes.io", "node-restriction.kubernetes.io");
     private static final List<String> DEFAULT_DENIED = List.of("kubernetes.io", "k8s.io");
     private static final List<String> NFD_ALLOWED = List.of("feature.node.kubernetes.io", "profile.node.kubernetes.io");
+
+    /**
+     * Keys that other components read as commands (the GPU Operator's {@code nvidia.com/gpu.deploy.*} and
+     * {@code gpu.workload.config}, the MIG manager's {@code mig.config*}, the device plugin's per-node
+     * {@code device-plugin.config}, upgrade controllers' keys): a label rule that wrote one could tear down GPU
+     * operands or repartition GPUs. The shipped admission policy denies the same keys ({@code deniedKeys}).
+     */
+    static final List<String> CONTROL_PREFIXES = List.of("nvidia.com/gpu.deploy.", "nvidia.com/mig.config");
+    static final List<String> CONTROL_KEYS = List.of("nvidia.com/device-plugin.config", "nvidia.com/gpu.workload.config");
+    static final String CONTROL_WORD = "upgrade";
 
     private final List<String> extraAllowed;
     private final List<String> extraDenied;
@@ -73,7 +84,17 @@ public final class LabelRules {
         if (!allowed(ns)) {
             return "namespace '" + ns + "' is not allowed";
         }
+        if (isControlKey(key)) {
+            return "'" + key + "' is a control key that other components act on (GPU Operator, MIG manager, device plugin,"
+                    + " upgrades); no labeller writes it";
+        }
         return null;
+    }
+
+    /** Whether {@code key} is one of the control keys no labeller writes. */
+    public static boolean isControlKey(String key) {
+        String k = key.toLowerCase(Locale.ROOT);
+        return CONTROL_PREFIXES.stream().anyMatch(k::startsWith) || CONTROL_KEYS.contains(k) || k.contains(CONTROL_WORD);
     }
 
     /** Whether namespace {@code ns} may carry labels. */

@@ -17,8 +17,10 @@ import java.util.TreeSet;
  * <p>Rules:
  * <ul>
  * <li>Owned keys are those listed in the annotation {@value #MANAGED_ANNOTATION} (comma-separated).</li>
- * <li>A desired key is added or replaced. If the label exists but is not owned, it is taken over (its value
- *     replaced, the key listed as owned) — NFD master does the same.</li>
+ * <li>A desired key is added, or replaced when it is owned. A label that exists with another value but is not
+ *     owned is taken over (as NFD master does) in two steps: this patch only lists the key as owned, the next
+ *     one, computed on the result, sets the value. So a patch never changes a label that was not listed as owned
+ *     before it, which is what the admission policy enforces.</li>
  * <li>An owned key that is no longer desired is removed; a key that is not owned is never changed.</li>
  * <li>The annotation is rewritten (sorted keys) whenever the owned set changes, and removed once nothing
  *     is owned.</li>
@@ -61,7 +63,7 @@ public final class NodePatch {
             String have = current.get(e.getKey());
             if (have == null && !current.containsKey(e.getKey())) {
                 labelOps.add(new Op("add", labelPath(e.getKey()), e.getValue()));
-            } else if (!e.getValue().equals(have)) {
+            } else if (!e.getValue().equals(have) && owned.contains(e.getKey())) {
                 labelOps.add(new Op("replace", labelPath(e.getKey()), e.getValue()));
             }
         }

@@ -37,6 +37,8 @@ public final class NodePublisher implements Publisher {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Re-reads after a 409/422 before falling back to backoff (another writer keeps racing us). */
     private static final int CONFLICT_REREADS = 3;
+    /** Patches per publish: one, and one more after a take-over (claim, then value). */
+    private static final int MAX_PATCHES = 2;
 
     /**
      * @param requestTimeout one request's limit
@@ -111,31 +113,44 @@ public final class NodePublisher implements Publisher {
         return !apply(desired.asMap()).isEmpty();
     }
 
-    /** Brings the node to {@code desired}; returns the operations sent, empty when nothing was needed. */
+    /**
+     * Brings the node to {@code desired}; returns the operations sent, empty when nothing was needed. Usually one
+     * patch; a second one right after when the first took over a foreign label (it can only claim the key: see
+     * {@link NodePatch}), computed on the node the first one returned.
+     */
     List<NodePatch.Op> apply(SortedMap<String, String> desired) throws PublishException {
         long start = settings.timing().nanoTime();
         int failures = 0;
         int rereads = 0;
+        List<NodePatch.Op> sent = new ArrayList<>();
+        int patches = 0;
+        Node node = null; // the node as this call last saw it
         while (true) {
             try {
-                Node node = view.current();
+                if (node == null) {
+                    node = view.current();
+                }
                 if (node == null) {
                     node = api.get();
                     view.seed(node);
                 }
                 List<NodePatch.Op> ops = NodePatch.compute(node.getMetadata().getLabels(),
                         node.getMetadata().getAnnotations(), node.getMetadata().getResourceVersion(), desired);
-                if (!ops.isEmpty()) {
-                    Node patched = api.patch(json(ops));
-                    events.patchSent();
-                    view.offer(patched);
-                    LOG.info("node {}: patched ({} operations)", nodeName, ops.size());
+                if (ops.isEmpty() || patches == MAX_PATCHES) {
+                    problems.ok();
+                    return List.copyOf(sent);
                 }
-                problems.ok();
-                return ops;
+                Node patched = api.patch(json(ops));
+                events.patchSent();
+                view.offer(patched);
+                LOG.info("node {}: patched ({} operations)", nodeName, ops.size());
+                sent.addAll(ops);
+                patches++;
+                node = patched;
             } catch (NodeApi.Failure f) {
                 events.apiError(f.status);
                 view.invalidate();
+                node = null;
                 int status = f.status;
                 if ((status == 409 || status == 422) && rereads < CONFLICT_REREADS) {
                     rereads++;

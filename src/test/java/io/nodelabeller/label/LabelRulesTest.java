@@ -71,4 +71,33 @@ class LabelRulesTest {
         assertNotNull(new LabelRules(List.of("node-role.kubernetes.io"), List.of()).problem("node-role.kubernetes.io/x", "y"));
         assertEquals(null, custom.problem("feature.node.kubernetes.io/x", "y"));
     }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "nvidia.com/gpu.deploy.driver|false",
+            "nvidia.com/gpu.deploy.operands|false",
+            "nvidia.com/mig.config|all-1g.5gb",
+            "nvidia.com/mig.config.state|success",
+            "nvidia.com/device-plugin.config|a100",
+            "nvidia.com/gpu.workload.config|vm-passthrough",
+            "nvidia.com/gpu-driver-upgrade-state|upgrade-required",
+            "example.com/Auto-Upgrade|true",
+    })
+    void controlKeysOfOtherComponentsAreNeverWritten(String key, String value) {
+        String problem = rules.problem(key, value);
+        assertNotNull(problem, key);
+        org.junit.jupiter.api.Assertions.assertTrue(problem.contains("control key"), problem);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "nvidia.com/gpu.deploy|x",
+            "nvidia.com/mig.capable|true",
+            "nvidia.com/mig.strategy|single",
+            "nvidia.com/gpu.product|NVIDIA-A100-SXM4-40GB",
+            "nvidia.com/device-plugin.configured|x",
+    })
+    void ourOwnGpuLabelsAreNotControlKeys(String key, String value) {
+        assertNull(rules.problem(key, value), key);
+    }
 }

@@ -75,8 +75,6 @@ class NodePatchPropertyTest {
         }
 
         String context = "case " + caseNo + ": labels=" + labels + " annotations=" + annotationsIn + " desired=" + desired;
-        List<NodePatch.Op> ops = NodePatch.compute(labels, annotationsIn, "42", desired);
-
         // the API server stores no empty map: an empty map as the client shows it is an absent one
         Map<String, Object> metadata = new HashMap<>();
         if (labels != null && !labels.isEmpty()) {
@@ -86,16 +84,17 @@ class NodePatchPropertyTest {
             metadata.put("annotations", new HashMap<>(annotationsIn));
         }
         metadata.put("resourceVersion", "42");
-        apply(metadata, ops, context);
+        // one patch, or two when a foreign label is taken over (claimed first, then changed); then nothing
+        List<NodePatch.Op> first = step(metadata, desired, context + " (first patch)");
+        List<NodePatch.Op> second = step(metadata, desired, context + " (second patch)");
+        Map<String, String> labelsIn = labels == null ? Map.of() : labels;
+        boolean takesOver = desired.entrySet().stream().anyMatch(e -> labelsIn.containsKey(e.getKey())
+                && !labelsIn.get(e.getKey()).equals(e.getValue()) && !NodePatch.owned(annotationsIn).contains(e.getKey()));
+        assertEquals(takesOver, !second.isEmpty(), context + ": a second patch exactly when a foreign label is taken over");
+        assertEquals(first.isEmpty(), first.isEmpty() && second.isEmpty());
+        assertEquals(List.of(), step(metadata, desired, context + " (third)"), context + ": not converged after two patches");
 
         Set<String> before = labels == null ? Set.of() : labels.keySet();
-        for (NodePatch.Op op : ops) {
-            if (op.path().startsWith("/metadata/labels/")) {
-                String key = unescape(op.path().substring("/metadata/labels/".length()));
-                assertTrue(NodePatch.owned(annotationsIn).contains(key) || desired.containsKey(key),
-                        context + ": touches " + key + " which is neither owned nor desired");
-            }
-        }
         @SuppressWarnings("unchecked")
         Map<String, String> after = (Map<String, String>) metadata.getOrDefault("labels", Map.of());
         for (String k : before) {
@@ -120,16 +119,48 @@ class NodePatchPropertyTest {
         if (annotationsIn != null && annotationsIn.containsKey("note.example.com/comment")) {
             assertEquals("café é", annotationsAfter.get("note.example.com/comment"), context);
         }
+    }
+
+    /**
+     * Computes a patch on {@code metadata}, applies it, and checks what every single patch must satisfy: it touches
+     * only owned or desired keys; it changes or removes only labels listed as owned before it and adds only labels
+     * listed as owned after it (the admission policy's ownership rule, so no patch of the agent is ever denied); a
+     * map is created exactly when the resourceVersion is pinned.
+     */
+    @SuppressWarnings("unchecked")
+    static List<NodePatch.Op> step(Map<String, Object> metadata, SortedMap<String, String> desired, String context) {
+        Map<String, String> labelsBefore = new HashMap<>((Map<String, String>) metadata.getOrDefault("labels", Map.of()));
+        Map<String, String> annotationsBefore = (Map<String, String>) metadata.get("annotations");
+        Set<String> ownedBefore = NodePatch.owned(annotationsBefore);
+        String rv = (String) metadata.get("resourceVersion");
+        List<NodePatch.Op> ops = NodePatch.compute((Map<String, String>) metadata.get("labels"), annotationsBefore, rv, desired);
+        apply(metadata, ops, context);
+        metadata.put("resourceVersion", String.valueOf(Integer.parseInt(rv) + 1));
+        metadata.values().removeIf(v -> v instanceof Map<?, ?> m && m.isEmpty()); // the API server keeps no empty map
+
+        for (NodePatch.Op op : ops) {
+            if (op.path().startsWith("/metadata/labels/")) {
+                String key = unescape(op.path().substring("/metadata/labels/".length()));
+                assertTrue(ownedBefore.contains(key) || desired.containsKey(key),
+                        context + ": touches " + key + " which is neither owned nor desired");
+            }
+        }
+        Map<String, String> labelsAfter = (Map<String, String>) metadata.getOrDefault("labels", Map.of());
+        Set<String> ownedAfter = NodePatch.owned((Map<String, String>) metadata.get("annotations"));
+        for (String k : labelsBefore.keySet()) {
+            if (!labelsBefore.get(k).equals(labelsAfter.get(k))) {
+                assertTrue(ownedBefore.contains(k), context + ": changes or removes " + k + ", not listed as owned before");
+            }
+        }
+        for (String k : labelsAfter.keySet()) {
+            if (!labelsBefore.containsKey(k)) {
+                assertTrue(ownedAfter.contains(k), context + ": adds " + k + ", not listed as owned after");
+            }
+        }
         boolean pinned = ops.stream().anyMatch(op -> op.path().equals("/metadata/resourceVersion"));
         boolean createsMap = ops.stream().anyMatch(op -> op.path().equals("/metadata/labels") || op.path().equals("/metadata/annotations"));
         assertEquals(createsMap, pinned, context + ": a map is created exactly when the resourceVersion is pinned");
-
-        // converged: computing again on the result finds nothing to do
-        @SuppressWarnings("unchecked")
-        Map<String, String> a = (Map<String, String>) metadata.get("annotations");
-        @SuppressWarnings("unchecked")
-        Map<String, String> l = (Map<String, String>) metadata.get("labels");
-        assertEquals(List.of(), NodePatch.compute(l, a, "43", desired), context + ": not converged");
+        return ops;
     }
 
     /** RFC 6902 add/replace/remove on the metadata object; fails like an API server would (422). */

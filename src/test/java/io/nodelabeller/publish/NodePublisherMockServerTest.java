@@ -175,6 +175,36 @@ class NodePublisherMockServerTest {
         assertEquals("café — Zürich é", n.getMetadata().getAnnotations().get("note.example.com/comment"));
     }
 
+    /**
+     * A label that exists with another value and is not ours (e.g. left by nfd-master) is taken over in two patches
+     * of one publish: the first only lists the key as owned, the second sets the value. The admission policy lets
+     * the agent change only keys listed as owned before the change, so a one-patch take-over would be denied.
+     */
+    @Test
+    void aForeignValueIsTakenOverByClaimingTheKeyFirst() throws Exception {
+        Map<String, String> labels = foreign();
+        labels.put("feature.node.kubernetes.io/kernel-version.major", "5");
+        createNode(labels, Map.of());
+        NodePublisher publisher = publisher();
+
+        List<NodePatch.Op> sent = publisher.apply(labels("feature.node.kubernetes.io/kernel-version.major", "6",
+                "nvidia.com/gpu.present", "true").asMap());
+        List<String> requests = drainRequests();
+        assertEquals(2, requests.stream().filter(x -> x.startsWith("PATCH")).count(), requests.toString());
+        // first patch: nvidia.com/gpu.present added, the annotation created with both keys; no replace of the
+        // foreign value. Second patch: the value, alone.
+        assertEquals(new NodePatch.Op("replace", "/metadata/labels/feature.node.kubernetes.io~1kernel-version.major", "6"),
+                sent.get(sent.size() - 1));
+        assertEquals(1, sent.stream().filter(op -> op.path().contains("kernel-version.major")).count(), sent.toString());
+        assertTrue(sent.contains(new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-labels",
+                "feature.node.kubernetes.io/kernel-version.major,nvidia.com/gpu.present")), sent.toString());
+        Node n = node();
+        assertEquals("6", n.getMetadata().getLabels().get("feature.node.kubernetes.io/kernel-version.major"));
+        assertEquals("ops", n.getMetadata().getLabels().get("team.example.com/owner"));
+        assertFalse(publisher.publish(labels("feature.node.kubernetes.io/kernel-version.major", "6", "nvidia.com/gpu.present", "true")));
+        assertEquals(List.of(), drainRequests());
+    }
+
     @Test
     void restartWithTheSameLabelsRemovesNothingAndWritesNothing() throws Exception {
         createNode(foreign(), Map.of("note.example.com/comment", "é"));
