@@ -82,19 +82,25 @@ class AdmissionPolicyTest {
     }
 
     static Decision admit(Map<String, Object> request, Map<String, Object> object, Map<String, Object> oldObject) {
+        return admit(POLICY, request, object, oldObject);
+    }
+
+    /** {@code object} is null for a DELETE, {@code oldObject} for a CREATE, as the API server passes them. */
+    static Decision admit(ValidatingAdmissionPolicy policy, Map<String, Object> request, Map<String, Object> object,
+                          Map<String, Object> oldObject) {
         Map<String, Object> ctx = new HashMap<>();
         ctx.put("request", request);
         ctx.put("object", omitEmptyMeta(object));
         ctx.put("oldObject", omitEmptyMeta(oldObject));
         List<String> errors = new ArrayList<>();
-        for (var condition : POLICY.getSpec().getMatchConditions()) {
+        for (var condition : policy.getSpec().getMatchConditions()) {
             Object matched = eval(condition.getExpression(), ctx, errors);
             if (Boolean.FALSE.equals(matched)) {
                 return new Decision(false, List.of(), List.of());
             }
         }
         Map<String, Object> variables = new LinkedHashMap<>();
-        for (Variable v : POLICY.getSpec().getVariables()) {
+        for (Variable v : policy.getSpec().getVariables()) {
             ctx.put("variables", Map.copyOf(variables));
             Object value = eval(v.getExpression(), ctx, errors);
             if (value != null) {
@@ -103,7 +109,7 @@ class AdmissionPolicyTest {
         }
         ctx.put("variables", Map.copyOf(variables));
         List<String> denials = new ArrayList<>();
-        for (Validation v : POLICY.getSpec().getValidations()) {
+        for (Validation v : policy.getSpec().getValidations()) {
             if (Boolean.FALSE.equals(eval(v.getExpression(), ctx, errors))) {
                 denials.add(v.getMessageExpression() != null ? (String) eval(v.getMessageExpression(), ctx, errors) : v.getMessage());
             }
@@ -128,6 +134,9 @@ class AdmissionPolicyTest {
     /** ObjectMeta's labels, annotations, finalizers and ownerReferences are omitempty: an empty one is absent. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> omitEmptyMeta(Map<String, Object> object) {
+        if (object == null) {
+            return null;
+        }
         Map<String, Object> copy = new LinkedHashMap<>(object);
         Map<String, Object> meta = new LinkedHashMap<>((Map<String, Object>) copy.get("metadata"));
         for (String key : List.of("labels", "annotations", "finalizers", "ownerReferences")) {
@@ -382,5 +391,46 @@ class AdmissionPolicyTest {
             assertDenied(admit(AdmissionRequests.nodeUpdate("n2", null, agent), node(n -> map(n, "metadata").put("name", "n2")),
                     node(n -> map(n, "metadata").put("name", "n2"))), "(n1), not n2");
         }
+    }
+
+    // ---- nfd-compat: NodeFeature objects name the node nfd-master labels ----
+
+    private static final ValidatingAdmissionPolicy NODE_FEATURE_POLICY = Manifests.ofKind(Manifests.render("overlays/nfd-compat"),
+            ValidatingAdmissionPolicy.class).get(0);
+
+    /** A NodeFeature as NodeFeaturePublisher writes it: named after the node, labelled with the node's name. */
+    static Map<String, Object> nodeFeature(String name, String forNode) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("name", name);
+        meta.put("namespace", "node-labeller");
+        if (forNode != null) {
+            meta.put("labels", Map.of("nfd.node.kubernetes.io/node-name", forNode));
+        }
+        return Map.of("apiVersion", "nfd.k8s-sigs.io/v1alpha1", "kind", "NodeFeature", "metadata", meta,
+                "spec", Map.of("labels", Map.of("feature.node.kubernetes.io/kernel-version.major", "6")));
+    }
+
+    static Decision writeNodeFeature(String operation, User user, Map<String, Object> object, Map<String, Object> oldObject) {
+        String name = (String) ((Map<?, ?>) (object != null ? object : oldObject).get("metadata")).get("name");
+        return admit(NODE_FEATURE_POLICY, AdmissionRequests.nodeFeature(operation, name, "node-labeller", user), object, oldObject);
+    }
+
+    @Test
+    void theAgentCreatesAndUpdatesOnlyItsOwnNodesNodeFeature() {
+        assertAllowed(writeNodeFeature("CREATE", AGENT, nodeFeature("n1", "n1"), null));
+        assertAllowed(writeNodeFeature("UPDATE", AGENT, nodeFeature("n1", "n1"), nodeFeature("n1", "n1")));
+        assertAllowed(writeNodeFeature("CREATE", AGENT, nodeFeature("custom-name", "n1"), null));
+    }
+
+    @Test
+    void aNodeFeatureForAnotherNodeIsDenied() {
+        assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("n2", "n2"), null), "bound to (n1), not one for 'n2'");
+        assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("n1", null), null), "not one for ''");
+        // re-pointing another node's object at itself, or changing it
+        assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("n2", "n1"), nodeFeature("n2", "n2")), "of another node ('n2')");
+        assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("n2", "n2"), nodeFeature("n2", "n2")), "of another node ('n2')");
+        assertDenied(writeNodeFeature("DELETE", AGENT, null, nodeFeature("n2", "n2")), "of another node ('n2')");
+        assertDenied(writeNodeFeature("CREATE", AGENT_UNBOUND, nodeFeature("n1", "n1"), null), "not a pod-bound token");
+        assertFalse(writeNodeFeature("CREATE", User.serviceAccount("nfd", "nfd-worker", "n2"), nodeFeature("n2", "n2"), null).applies());
     }
 }

@@ -98,8 +98,16 @@ final class AdmissionRequests {
         r.put("object", null);                              // RawExtension, unset: marshals to null
         r.put("oldObject", null);
         r.put("dryRun", false);                             // *bool, always set
-        r.put("options", Map.of("kind", "UpdateOptions", "apiVersion", "meta.k8s.io/v1")); // a PATCH's options
+        // CreateOptions / UpdateOptions (a PATCH's too) / DeleteOptions, marshalled from the RawExtension's object
+        r.put("options", Map.of("kind", operation.charAt(0) + operation.substring(1).toLowerCase(java.util.Locale.ROOT) + "Options",
+                "apiVersion", "meta.k8s.io/v1"));
         return r;
+    }
+
+    /** A write of an NFD NodeFeature (namespaced: {@code namespace} is present). */
+    static Map<String, Object> nodeFeature(String operation, String name, String namespace, User user) {
+        return request(operation, gvk("nfd.k8s-sigs.io", "v1alpha1", "NodeFeature"), gvr("nfd.k8s-sigs.io", "v1alpha1", "nodefeatures"),
+                null, name, namespace, user);
     }
 
     static Map<String, Object> gvk(String group, String version, String kind) {

@@ -118,7 +118,8 @@ class HelmChartTest {
 
     /** Same RBAC rules, DaemonSets (pod spec and update strategy), config files and admission policy. */
     static void assertAgree(List<HasMetadata> kustomize, List<HasMetadata> helm) {
-        assertEquals(ofKind(kustomize, ClusterRole.class).get(0).getRules(), ofKind(helm, ClusterRole.class).get(0).getRules());
+        assertEquals(ofKind(kustomize, ClusterRole.class).stream().map(ClusterRole::getRules).toList(),
+                ofKind(helm, ClusterRole.class).stream().map(ClusterRole::getRules).toList());
         assertEquals(names(kustomize), names(helm));
         for (DaemonSet k : ofKind(kustomize, DaemonSet.class)) {
             DaemonSet h = one(helm, DaemonSet.class, k.getMetadata().getName());
@@ -133,8 +134,8 @@ class HelmChartTest {
         ConfigMap hc = one(helm, ConfigMap.class, "node-labeller-config");
         assertEquals(kc.getData().keySet(), hc.getData().keySet());
         kc.getData().forEach((file, text) -> assertEquals(yaml(text), yaml(hc.getData().get(file)), file));
-        assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).get(0).getSpec(),
-                ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec());
+        assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList(),
+                ofKind(helm, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList());
     }
 
     /** kind/name of every object; Helm leaves the Namespace to `--create-namespace`. */

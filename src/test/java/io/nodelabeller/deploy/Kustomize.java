@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * The part of kustomize our manifests use, in plain Java (no kustomize binary here): {@code resources} (files and
  * directories), {@code patches} (inline JSON 6902, target by kind, anchored name regex matched against the
  * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix},
- * {@code namespace} and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
+ * {@code namespace} (with kustomize's side effects: the Namespace object renamed, binding subjects that name a
+ * moved service account moved too) and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
  * so a manifest change that needs more of kustomize fails here instead of being rendered wrongly.
  */
 final class Kustomize {
@@ -75,6 +76,12 @@ final class Kustomize {
         }
         String suffix = k.path("nameSuffix").asText("");
         String namespace = k.path("namespace").asText("");
+        // kustomize's name references: a binding subject naming a service account that moves moves with it
+        Set<String> movedAccounts = new java.util.HashSet<>();
+        if (!namespace.isEmpty()) {
+            out.stream().filter(r -> r.kind().equals("ServiceAccount"))
+                    .forEach(r -> movedAccounts.add(r.object().path("metadata").path("namespace").asText("") + "/" + r.name()));
+        }
         for (Resource r : out) {
             ObjectNode meta = (ObjectNode) r.object().path("metadata");
             if (!suffix.isEmpty()) {
@@ -82,6 +89,17 @@ final class Kustomize {
             }
             if (!namespace.isEmpty() && !KUSTOMIZE_CLUSTER_SCOPED.contains(r.kind())) {
                 meta.put("namespace", namespace);
+            }
+            if (!namespace.isEmpty() && r.kind().equals("Namespace")) {
+                meta.put("name", namespace); // kustomize renames the Namespace object itself
+            }
+            if (!namespace.isEmpty() && r.kind().endsWith("RoleBinding")) {
+                for (JsonNode subject : r.object().path("subjects")) {
+                    if (subject.path("kind").asText().equals("ServiceAccount")
+                            && movedAccounts.contains(subject.path("namespace").asText("") + "/" + subject.path("name").asText())) {
+                        ((ObjectNode) subject).put("namespace", namespace);
+                    }
+                }
             }
             for (JsonNode image : k.path("images")) {
                 setImage(r.object(), image);

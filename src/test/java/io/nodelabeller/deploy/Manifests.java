@@ -38,7 +38,8 @@ final class Manifests {
     }
 
     /** Host paths the agent reads (SPEC §2 + the local source's features.d), each mounted at /host + path. */
-    static final List<String> HOST_PATHS = List.of("/sys", "/proc", "/etc/os-release", "/boot", "/usr/lib",
+    static final List<String> HOST_PATHS = List.of("/sys", "/proc/cpuinfo", "/proc/sys/kernel/osrelease", "/proc/modules",
+            "/proc/swaps", "/etc/os-release", "/boot", "/usr/lib",
             "/lib/modules", "/etc/kubernetes/node-feature-discovery/features.d");
 
     private Manifests() {

@@ -59,6 +59,47 @@ class ManifestsTest {
         return Manifests.VARIANTS.stream();
     }
 
+    /** The variants that patch nodes (nfd-compat publishes NodeFeatures instead and has no node permissions). */
+    static Stream<String> nodeWritingVariants() {
+        return variants().filter(v -> !v.equals("overlays/nfd-compat"));
+    }
+
+    /** Users' overlays that install into kube-system (relative to manifests/, as the variants are). */
+    static final List<String> OTHER_NAMESPACE = List.of("../src/test/resources/kustomize/other-namespace",
+            "../src/test/resources/kustomize/other-namespace-nfd-compat");
+
+    static Stream<String> kustomizations() {
+        return Stream.concat(variants(), OTHER_NAMESPACE.stream());
+    }
+
+    /**
+     * Installed into another namespace by a user's overlay ({@code namespace: kube-system} over nfd-compat): every
+     * binding still names the agent's service account where it now lives, and the admission policy (which matches
+     * the account in any namespace) is unchanged, so the agent stays bound and policed.
+     */
+    @Test
+    void aNamespaceChangeKeepsTheAgentBoundAndPoliced() {
+        List<HasMetadata> objects = Manifests.render(OTHER_NAMESPACE.get(0));
+        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
+        assertEquals("kube-system", sa.getMetadata().getNamespace());
+        ClusterRoleBinding crb = ofKind(objects, ClusterRoleBinding.class).get(0);
+        assertEquals(List.of("kube-system/node-labeller"), crb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        for (HasMetadata w : Manifests.workloads(objects)) {
+            assertEquals("kube-system", w.getMetadata().getNamespace());
+            assertEquals(sa.getMetadata().getName(), podSpec(w).getServiceAccountName());
+        }
+        assertEquals(ofKind(Manifests.render("base"), ValidatingAdmissionPolicy.class).get(0).getSpec(),
+                ofKind(objects, ValidatingAdmissionPolicy.class).get(0).getSpec());
+
+        List<HasMetadata> nfd = Manifests.render(OTHER_NAMESPACE.get(1));
+        RoleBinding rb = ofKind(nfd, RoleBinding.class).get(0);
+        assertEquals("kube-system", rb.getMetadata().getNamespace());
+        assertEquals(List.of("kube-system/node-labeller"), rb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        assertEquals("kube-system", ofKind(nfd, Role.class).get(0).getMetadata().getNamespace());
+        assertEquals(ofKind(Manifests.render("overlays/nfd-compat"), ValidatingAdmissionPolicy.class).get(0).getSpec(),
+                ofKind(nfd, ValidatingAdmissionPolicy.class).get(0).getSpec());
+    }
+
     static Stream<Path> yamlFiles() throws IOException {
         try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
             return files.filter(p -> p.toString().endsWith(".yaml"))
@@ -87,7 +128,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("nodeWritingVariants")
     void rbacIsExactlyGetListWatchPatchOnNodes(String variant) {
         List<HasMetadata> objects = Manifests.render(variant);
         List<ClusterRole> roles = ofKind(objects, ClusterRole.class);
@@ -161,6 +202,15 @@ class ManifestsTest {
             }
             for (String path : Manifests.HOST_PATHS) {
                 assertEquals("/host" + path, mounted.get(path), where + ": mount of " + path);
+            }
+            // least privilege: no host directory that shows processes (the whole /proc), and directories read-only
+            // all the way down where the kubelet can do it
+            assertFalse(hostPathOf.containsValue("/proc"), where + ": the whole host /proc is mounted");
+            for (VolumeMount m : c.getVolumeMounts()) {
+                String hostPath = hostPathOf.get(m.getName());
+                if (hostPath != null && !hostPath.startsWith("/proc/") && !hostPath.equals("/etc/os-release")) {
+                    assertEquals("IfPossible", m.getRecursiveReadOnly(), where + ": " + m.getMountPath());
+                }
             }
             // The only writable place: an emptyDir at /tmp (JNA, java.io.tmpdir; bin/jvm.options).
             VolumeMount tmp = c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals("/tmp")).findFirst().orElseThrow();
@@ -268,7 +318,7 @@ class ManifestsTest {
     }
 
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("nodeWritingVariants")
     void admissionPolicyBindsTheAgentsServiceAccountToItsOwnNode(String variant) {
         List<HasMetadata> objects = Manifests.render(variant);
         ValidatingAdmissionPolicy policy = ofKind(objects, ValidatingAdmissionPolicy.class).get(0);
@@ -330,7 +380,13 @@ class ManifestsTest {
         PolicyRule rule = role.getRules().get(0);
         assertEquals(List.of("nfd.k8s-sigs.io"), rule.getApiGroups());
         assertEquals(List.of("nodefeatures"), rule.getResources());
-        assertEquals(Set.of("get", "create", "update", "patch"), Set.copyOf(rule.getVerbs()));
+        assertEquals(List.of("get", "create", "update"), rule.getVerbs(), "what NodeFeaturePublisher sends");
+        // nfd-master writes the labels: no permission on nodes at all, and a policy on NodeFeatures instead
+        assertTrue(ofKind(objects, ClusterRole.class).isEmpty());
+        assertTrue(ofKind(objects, ClusterRoleBinding.class).isEmpty());
+        assertEquals(List.of("nodefeatures"), ofKind(objects, ValidatingAdmissionPolicy.class).stream()
+                .flatMap(p -> p.getSpec().getMatchConstraints().getResourceRules().stream())
+                .flatMap(r -> r.getResources().stream()).toList());
         RoleBinding rb = ofKind(objects, RoleBinding.class).get(0);
         assertEquals(role.getMetadata().getName(), rb.getRoleRef().getName());
         assertEquals(ofKind(objects, ServiceAccount.class).get(0).getMetadata().getName(), rb.getSubjects().get(0).getName());
@@ -356,7 +412,7 @@ class ManifestsTest {
      * {@link Kustomize} renders, so the invariants above hold for what users apply.
      */
     @ParameterizedTest
-    @MethodSource("variants")
+    @MethodSource("kustomizations")
     void rendererAgreesWithKubectlKustomize(String variant) throws Exception {
         Path out = Files.createTempFile("kustomize", ".yaml");
         Process p;
