@@ -40,6 +40,6 @@ record Discover(Snapshot snapshot, LabelSet labels) {
     /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */
     static Discovery discovery(Config config, Options options) {
         return new Discovery(new HostFs(options.hostRoot()), Sources.create(config, options,
-                options.sources() != null ? options.sources() : config.core().featureSources()));
+                options.sources() != null ? options.sources() : config.core().featureSources()), config.core().sourceTimeout());
     }
 }

@@ -22,17 +22,19 @@ import java.util.regex.Pattern;
  *                          ({@code noOwnerRefs: true} makes it empty)
  * @param noPublishFeatures features left out of the NodeFeature object: "source.feature" or a prefix ending in "*"
  * @param customRulesDir    directory of custom rule files (NFD's custom.d), on the agent's own file system; "" = none
+ * @param sourceTimeout     how long one source may take in a discovery before it is given up (node-labeller's own
+ *                          key: a host file that blocks must not stop the cycle)
  */
 public record CoreConfig(Duration sleepInterval, List<String> featureSources, List<String> labelSources,
                          Pattern labelWhiteList, List<String> extraLabelNs, List<String> denyLabelNs,
                          boolean noPublish, List<String> ownerRefs, List<String> noPublishFeatures,
-                         String customRulesDir) {
+                         String customRulesDir, Duration sourceTimeout) {
 
     public static final List<String> OWNER_REFS = List.of("node", "pod", "ds");
     public static final String DEFAULT_CUSTOM_RULES_DIR = "/etc/kubernetes/node-feature-discovery/custom.d";
 
     public static final CoreConfig DEFAULT = new CoreConfig(Duration.ofSeconds(60), List.of("all"), List.of("all"),
-            null, List.of(), List.of(), false, List.of("pod", "ds"), List.of(), DEFAULT_CUSTOM_RULES_DIR);
+            null, List.of(), List.of(), false, List.of("pod", "ds"), List.of(), DEFAULT_CUSTOM_RULES_DIR, Duration.ofSeconds(5));
 
     /** A DNS subdomain, optionally "*." or "*" in front for a suffix match (NFD's -deny-label-ns syntax). */
     private static final Pattern NAMESPACE =
@@ -43,7 +45,8 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
 
     static CoreConfig read(Node n) {
         n.object("sleepInterval", "featureSources", "labelSources", "sources", "labelWhiteList", "extraLabelNs",
-                "denyLabelNs", "noPublish", "ownerRefs", "noOwnerRefs", "noPublishFeatures", "klog", "customRulesDir");
+                "denyLabelNs", "noPublish", "ownerRefs", "noOwnerRefs", "noPublishFeatures", "klog", "customRulesDir",
+                "sourceTimeout");
         Duration sleep = n.child("sleepInterval").duration(DEFAULT.sleepInterval());
         if (sleep.isNegative() || (!sleep.isZero() && sleep.compareTo(Duration.ofSeconds(1)) < 0)) {
             n.child("sleepInterval").problem("expected 0 (discover once) or at least 1s, got " + sleep);
@@ -70,7 +73,17 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
                 n.child("noPublish").bool(DEFAULT.noPublish()),
                 ownerRefs,
                 noPublishFeatures(n.child("noPublishFeatures")),
-                n.child("customRulesDir").string(DEFAULT.customRulesDir()));
+                n.child("customRulesDir").string(DEFAULT.customRulesDir()),
+                sourceTimeout(n.child("sourceTimeout")));
+    }
+
+    private static Duration sourceTimeout(Node n) {
+        Duration d = n.duration(DEFAULT.sourceTimeout());
+        if (d.compareTo(Duration.ofMillis(100)) < 0 || d.compareTo(Duration.ofMinutes(10)) > 0) {
+            n.problem("expected a duration from 100ms to 10m, got " + d);
+            return DEFAULT.sourceTimeout();
+        }
+        return d;
     }
 
     private static List<String> ownerRefs(Node n) {

@@ -84,6 +84,11 @@ public final class Cycle {
         }
     }
 
+    /** SIGTERM: a cycle in discovery stops at once and publishes nothing; one in publish finishes it. */
+    public void stopDiscovering() {
+        discovery.stop();
+    }
+
     private Outcome runTimed() {
         LabelSet labels;
         Features features;
@@ -106,6 +111,9 @@ public final class Cycle {
                 LOG.info("keeping {} label(s) of failed source(s) {} from an earlier cycle", step.kept().size(),
                         snapshot.failedSources());
             }
+        } catch (Discovery.Stopped e) {
+            LOG.info("stopping: discovery abandoned, nothing published in this cycle");
+            return new Outcome(false, null, List.of("stopped during discovery"));
         } catch (RuntimeException e) {
             // Discovery and labelling catch per source and per labeler; this is a bug, but the daemon lives on.
             LOG.error("cycle failed before publishing, nothing published", e);

@@ -21,6 +21,7 @@ public final class Daemon implements AutoCloseable {
 
     private final Endpoints endpoints;
     private CycleScheduler scheduler;
+    private volatile Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicReference<String> fatal = new AtomicReference<>();
@@ -40,6 +41,7 @@ public final class Daemon implements AutoCloseable {
         Endpoints endpoints = Endpoints.start(address, metrics.registry(), () -> interval.isZero()
                 ? cycle.lastSuccess().isPresent() : cycle.succeededWithin(window));
         Daemon daemon = new Daemon(endpoints);
+        daemon.cycle = cycle;
         try {
             // published before the first cycle can end: stopAfterFatal may need it
             synchronized (daemon) {
@@ -90,6 +92,9 @@ public final class Daemon implements AutoCloseable {
         }
         LOG.info("stopping: waiting for a running cycle to finish");
         try {
+            if (cycle != null) {
+                cycle.stopDiscovering(); // a host read that blocks must not hold SIGTERM; a publish is finished
+            }
             synchronized (this) {
                 scheduler.close();
             }

@@ -6,6 +6,7 @@ import io.nodelabeller.feature.SourceStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -13,20 +14,43 @@ import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
-/** Runs sources one after another; a source that fails costs only its own features. */
+/**
+ * Runs sources one after another; a source that fails costs only its own features. Each source runs on a daemon
+ * thread of its own under a deadline: a host file whose {@code open} or {@code read} blocks (sysfs attributes of a
+ * wedged driver can) fails that source alone, and cannot keep the cycle, {@code print} or the process's exit
+ * waiting. A source still blocked from an earlier discovery is not started again (one stuck thread per source at
+ * most) and fails until its thread comes back.
+ */
 public final class Discovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(Discovery.class);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
     private final HostFs host;
     private final List<Source> sources;
+    private final Duration timeout;
     /** What was logged for each source in the last discovery: problems are logged when they start, not every cycle. */
     private final Map<String, Set<String>> lastProblems = new HashMap<>();
+    /** Set by {@link #stop()}: no source is started any more, and the one running is not waited for. */
+    private volatile boolean stopped;
+    private volatile FutureTask<?> current;
+    /** Threads of runs that overran their deadline, by source, until they come back. */
+    private final Map<String, Thread> stuck = new HashMap<>();
 
     public Discovery(HostFs host, List<Source> sources) {
+        this(host, sources, DEFAULT_TIMEOUT);
+    }
+
+    public Discovery(HostFs host, List<Source> sources, Duration timeout) {
         this.host = host;
         this.sources = List.copyOf(sources);
+        this.timeout = timeout;
     }
 
     public List<Source> sources() {
@@ -42,11 +66,14 @@ public final class Discovery {
         Features all = Features.empty();
         Map<String, SourceStatus> statuses = new LinkedHashMap<>();
         for (Source source : sources) {
+            if (stopped) {
+                throw new Stopped();
+            }
             List<String> warnings = new ArrayList<>();
             long start = System.nanoTime();
             String error = null;
             try {
-                all = all.merge(source.discover(host, warnings::add));
+                all = all.merge(runBounded(source, warnings));
             } catch (SourceFailure e) {
                 error = e.getMessage();
                 all = all.merge(e.known());
@@ -54,10 +81,84 @@ public final class Discovery {
                 error = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 LOG.debug("source {} failure", source.name(), e);
             }
-            report(source.name(), warnings, error);
+            if (stopped) {
+                throw new Stopped();
+            }
+            report(source.name(), List.copyOf(warnings), error);
             statuses.put(source.name(), new SourceStatus(source.name(), warnings, error, System.nanoTime() - start));
         }
         return Snapshot.of(all, statuses);
+    }
+
+    /** The source's features, run on its own daemon thread and given up after {@link #timeout}. */
+    private Features runBounded(Source source, List<String> warnings) throws Exception {
+        Thread earlier = stuck.get(source.name());
+        if (earlier != null) {
+            if (earlier.isAlive()) {
+                throw new IllegalStateException("still blocked since an earlier discovery overran its " + seconds() + " deadline;"
+                        + " not started again");
+            }
+            stuck.remove(source.name());
+        }
+        List<String> collected = java.util.Collections.synchronizedList(new ArrayList<>());
+        FutureTask<Features> task = new FutureTask<>(() -> source.discover(host, collected::add));
+        Thread thread = new Thread(task, "source-" + source.name());
+        thread.setDaemon(true);
+        current = task;
+        thread.start();
+        if (stopped) {
+            task.cancel(true);
+        }
+        try {
+            return task.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            task.cancel(true); // interruptible channel reads end here; a blocked open() stays until it returns
+            stuck.put(source.name(), thread);
+            throw new IllegalStateException("did not finish within its " + seconds() + " deadline (core.sourceTimeout):"
+                    + " a host file that blocks? given up");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) {
+                throw cause;
+            }
+            if (e.getCause() instanceof LinkageError le) {
+                throw le;
+            }
+            throw e;
+        } catch (CancellationException e) {
+            throw new Stopped();
+        } catch (InterruptedException e) {
+            task.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new Stopped();
+        } finally {
+            current = null;
+            synchronized (collected) {
+                warnings.addAll(collected);
+            }
+        }
+    }
+
+    /**
+     * Abandons discovery for good (SIGTERM): the source running now is not waited for, none is started again, and
+     * {@link #discover()} throws {@link Stopped}, so the cycle publishes nothing rather than half a discovery.
+     */
+    public void stop() {
+        stopped = true;
+        FutureTask<?> t = current;
+        if (t != null) {
+            t.cancel(true);
+        }
+    }
+
+    /** Thrown by {@link #discover()} after {@link #stop()}. */
+    public static final class Stopped extends RuntimeException {
+        Stopped() {
+            super("discovery stopped", null, false, false);
+        }
+    }
+
+    private String seconds() {
+        return timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms";
     }
 
     private void report(String source, List<String> warnings, String error) {

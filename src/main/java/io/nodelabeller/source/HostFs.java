@@ -6,16 +6,28 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The host's file system as seen under the host root ({@code --host-root}, "/" by default). Every host path
  * a source reads goes through here, so that tests can point the whole program at a fake tree and the
  * DaemonSet at {@code /host}. Paths are given as on the host ("/proc/cpuinfo").
+ * <p>Only regular files are read (after following links, as sysfs needs): opening a FIFO blocks until a writer
+ * comes, and a socket or device is no feature file. Anything else is refused with an error naming it, and a
+ * warning is logged the first time each such path is met.
  */
 public final class HostFs {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HostFs.class);
+    /** Paths already warned about (bounded: a hostile tree cannot grow it without end). */
+    private static final Set<Path> WARNED = ConcurrentHashMap.newKeySet();
 
     /** Largest file read in one piece; pseudo-files of sysfs and procfs are far smaller. */
     public static final int MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -47,6 +59,22 @@ public final class HostFs {
     /** The whole file as text; throws when it is missing, unreadable or larger than {@link #MAX_FILE_BYTES}. */
     public String read(String hostPath) throws IOException {
         return readBytes(path(hostPath));
+    }
+
+    /**
+     * The file as UTF-8 text to read line by line (for files that can be large, read only as far as needed);
+     * throws when it is missing, unreadable or not a regular file. The caller closes it.
+     */
+    public java.io.BufferedReader reader(String hostPath) throws IOException {
+        // InputStreamReader replaces malformed bytes, as reading the whole file does (a strict decoder would throw)
+        return new java.io.BufferedReader(new java.io.InputStreamReader(open(hostPath), StandardCharsets.UTF_8));
+    }
+
+    /** The file's bytes as a stream (e.g. to decompress); throws as {@link #reader} does. The caller closes it. */
+    public InputStream open(String hostPath) throws IOException {
+        Path file = path(hostPath);
+        requireRegularFile(file);
+        return Files.newInputStream(file);
     }
 
     /** The file's content with surrounding white space trimmed, or empty when it is missing or unreadable. */
@@ -92,6 +120,7 @@ public final class HostFs {
     }
 
     private static String readBytes(Path file) throws IOException {
+        requireRegularFile(file);
         try (InputStream in = Files.newInputStream(file)) {
             byte[] data = in.readNBytes(MAX_FILE_BYTES + 1);
             if (data.length > MAX_FILE_BYTES) {
@@ -99,6 +128,20 @@ public final class HostFs {
             }
             return new String(data, StandardCharsets.UTF_8);
         }
+    }
+
+    /** Refuses a FIFO, socket, device or directory before opening it (opening a FIFO would block). */
+    static void requireRegularFile(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class); // follows links; NoSuchFile
+        if (a.isRegularFile()) {
+            return;
+        }
+        String kind = a.isDirectory() ? "a directory" : a.isOther() ? "a FIFO, socket or device" : "not a regular file";
+        String message = file + ": " + kind + ", not a regular file: not read";
+        if (WARNED.size() < 1000 && WARNED.add(file)) {
+            LOG.warn("{}", message);
+        }
+        throw new IOException(message);
     }
 
     @Override

@@ -55,7 +55,7 @@ class ConfigLoaderTest {
         assertEquals(5, p.size(), p.toString());
         assertTrue(p.contains("bad.yaml: core.bogus: unknown key (expected one of: sleepInterval, featureSources, "
                 + "labelSources, sources, labelWhiteList, extraLabelNs, denyLabelNs, noPublish, ownerRefs, noOwnerRefs, "
-                + "noPublishFeatures, klog, customRulesDir)"), p.toString());
+                + "noPublishFeatures, klog, customRulesDir, sourceTimeout)"), p.toString());
         assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.sleepInterval: expected a duration")), p.toString());
         assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: core.labelWhiteList: expected a regular expression")), p.toString());
         assertTrue(p.contains("bad.yaml: sources.pci.deviceClassWhitelist: expected a list of strings, got a string"), p.toString());

@@ -50,6 +50,50 @@ class DaemonTest {
                 Retention.initial(3, List.of("kernel")), List.of(p), new Metrics(), Clock.systemUTC());
     }
 
+    /**
+     * SIGTERM while a source is blocked in a host read (a 10-minute deadline here, longer than any grace period):
+     * stopping does not wait for it, and the abandoned cycle publishes nothing. The timeout only turns a hang into
+     * a failure.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void stopDoesNotWaitForASourceBlockedInDiscovery() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        io.nodelabeller.source.Source blocked = new io.nodelabeller.source.Source() {
+            @Override
+            public String name() {
+                return "kernel";
+            }
+
+            @Override
+            public io.nodelabeller.feature.Features discover(io.nodelabeller.source.HostFs host, Warnings warnings) {
+                entered.countDown();
+                while (never.getCount() > 0) { // like an uninterruptible open()
+                    try {
+                        never.await();
+                    } catch (InterruptedException ignored) {
+                        // keep blocking
+                    }
+                }
+                return io.nodelabeller.feature.Features.empty();
+            }
+        };
+        RecordingPublisher p = new RecordingPublisher("node");
+        Cycle cycle = new Cycle(new io.nodelabeller.source.Discovery(new io.nodelabeller.source.HostFs(java.nio.file.Path.of("/nonexistent")),
+                List.of(blocked), Duration.ofMinutes(10)), Fakes.labelling("kernel"), Retention.initial(3, List.of("kernel")),
+                List.of(p), new Metrics(), Clock.systemUTC());
+        Daemon daemon = Daemon.start(cycle, new Metrics(), Duration.ofHours(1), EndpointsTest.loopback());
+        try {
+            assertTrue(entered.await(30, TimeUnit.SECONDS), "the first cycle starts at once");
+            daemon.close(); // returns although the source never comes back
+            assertTrue(daemon.isClosed());
+            assertEquals(0, p.published.size(), "a stopped discovery publishes nothing");
+        } finally {
+            never.countDown();
+        }
+    }
+
     @Test
     void notReadyWhileTheFirstPublishIsInFlightAndStopWaitsForIt() throws Exception {
         SlowPublisher p = new SlowPublisher();

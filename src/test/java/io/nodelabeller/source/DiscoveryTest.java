@@ -119,4 +119,60 @@ class DiscoveryTest {
         discovery.discover();
         assertEquals(List.of("WARN source s: one device skipped"), logged(), "a problem that comes back is logged again");
     }
+
+    /**
+     * A source blocked in the kernel (a sysfs attribute of a wedged driver, a FIFO opened before the check) ignores
+     * interrupts: its run is given up at the deadline, the other sources are published, and it is not started again
+     * while its thread is still blocked. The thread is a daemon thread, so it cannot hold the process's exit.
+     */
+    @Test
+    void aBlockedSourceFailsAloneAtItsDeadlineAndIsNotStartedTwice() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger starts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<Thread> blockedThread = new java.util.concurrent.atomic.AtomicReference<>();
+        Source blocking = new Source() {
+            @Override
+            public String name() {
+                return "stuck";
+            }
+
+            @Override
+            public Features discover(HostFs host, Warnings warnings) {
+                starts.incrementAndGet();
+                blockedThread.set(Thread.currentThread());
+                warnings.warn("reading a file that blocks");
+                while (true) { // like an uninterruptible open(): interrupts do not end it
+                    try {
+                        if (release.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+                            break;
+                        }
+                    } catch (InterruptedException ignored) {
+                        // keep blocking
+                    }
+                }
+                return Features.builder("stuck").flags("f", List.of("late")).build();
+            }
+        };
+        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), List.of(blocking, other), java.time.Duration.ofMillis(200));
+
+        Snapshot first = d.discover();
+        assertEquals(java.util.Set.of("x"), first.features().flags("other.f"), "the other source is published");
+        String error = first.statuses().get("stuck").error();
+        org.junit.jupiter.api.Assertions.assertTrue(error.contains("did not finish within its 200ms deadline"), error);
+        assertEquals(List.of("reading a file that blocks"), first.statuses().get("stuck").warnings(), "warnings before the block are kept");
+        org.junit.jupiter.api.Assertions.assertTrue(blockedThread.get().isDaemon(), "a blocked source must not hold the exit");
+
+        Snapshot second = d.discover();
+        org.junit.jupiter.api.Assertions.assertTrue(second.statuses().get("stuck").error().contains("still blocked"),
+                second.statuses().get("stuck").error());
+        assertEquals(1, starts.get(), "not started again while blocked");
+        assertEquals(java.util.Set.of("x"), second.features().flags("other.f"));
+
+        release.countDown();
+        blockedThread.get().join(5000);
+        Snapshot third = d.discover();
+        assertNull(third.statuses().get("stuck").error());
+        assertEquals(java.util.Set.of("late"), third.features().flags("stuck.f"));
+        assertEquals(2, starts.get());
+    }
 }

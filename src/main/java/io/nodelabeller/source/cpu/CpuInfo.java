@@ -1,5 +1,9 @@
 package io.nodelabeller.source.cpu;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +25,27 @@ record CpuInfo(Map<String, String> fields) {
 
     /** The first block that has a "processor" line, or the first block when none has; empty when there is none. */
     static CpuInfo parse(String text) {
+        try {
+            return parse(new BufferedReader(new StringReader(text)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringReader does not fail
+        }
+    }
+
+    /**
+     * Like {@link #parse(String)}, reading line by line and stopping at the end of the first processor block: a
+     * server's cpuinfo repeats the block for every logical CPU (megabytes on a large host), and only one is kept.
+     */
+    static CpuInfo parse(BufferedReader in) throws IOException {
         Map<String, String> first = null;
         Map<String, String> block = new LinkedHashMap<>();
-        for (String line : (text + "\n\n").lines().toList()) {
+        boolean end = false;
+        while (!end) {
+            String line = in.readLine();
+            if (line == null) {
+                end = true;
+                line = ""; // the last block ends with the file
+            }
             if (line.isBlank()) {
                 if (!block.isEmpty()) {
                     if (block.containsKey("processor")) {

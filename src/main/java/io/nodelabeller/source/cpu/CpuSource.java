@@ -30,7 +30,9 @@ public final class CpuSource implements Source {
         CpuInfo info = null;
         if (host.exists(CPUINFO)) {
             try {
-                info = CpuInfo.parse(host.read(CPUINFO));
+                try (var in = host.reader(CPUINFO)) {
+                    info = CpuInfo.parse(in);
+                }
             } catch (IOException | RuntimeException e) {
                 warnings.warn("cannot read " + CPUINFO + " (" + e.getMessage() + "): no cpu.cpuid or cpu.model");
             }

@@ -82,7 +82,7 @@ final class KernelConfigFile {
             return host.read(hostPath);
         }
         // gzip by extension, as NFD; the path is still the host's, resolved by HostFs, and bounded as its reads.
-        try (InputStream in = new GZIPInputStream(Files.newInputStream(host.path(hostPath)))) {
+        try (InputStream in = new GZIPInputStream(host.open(hostPath))) {
             byte[] data = in.readNBytes(HostFs.MAX_FILE_BYTES + 1);
             if (data.length > HostFs.MAX_FILE_BYTES) {
                 throw new IOException("uncompressed config larger than " + HostFs.MAX_FILE_BYTES + " bytes");

@@ -144,4 +144,34 @@ class CpuSourceTest {
         assertEquals("Hygon", CpuVendor.name("HygonGenuine"));
         assertEquals("VendorUnknown", CpuVendor.name("Genuine Intel"));
     }
+
+    /**
+     * A large host's cpuinfo repeats the processor block for every logical CPU (here 3 MB: 256 blocks of the DGX's
+     * first block with a long flags line). Only the first block is read: what the parse allocates is measured with
+     * the JVM's per-thread allocation counter and stays far below the file's size, so a bigger file cannot exhaust
+     * the production heap (-Xmx64m). docs/performance.md has the figure.
+     */
+    @Test
+    void aHugeCpuinfoIsReadOnlyAsFarAsTheFirstProcessorBlock() throws Exception {
+        String first = Files.readString(Hosts.root("gpu-server").resolve("proc/cpuinfo")).split("\n\n")[0];
+        String block = first.replaceFirst("(?m)^flags\t\t: (.*)$", "flags\t\t: $1" + " xflag".repeat(1500));
+        StringBuilder big = new StringBuilder();
+        for (int cpu = 0; big.length() < 3 * 1024 * 1024; cpu++) {
+            big.append(block.replaceFirst("processor\t: 0", "processor\t: " + cpu)).append("\n\n");
+        }
+        write("/proc/cpuinfo", big.toString());
+        long size = Files.size(root.resolve("proc/cpuinfo"));
+        assertTrue(size >= 3 * 1024 * 1024, "size " + size);
+
+        HostFs host = new HostFs(root);
+        discover(host); // warm up: class loading is not the parse's allocation
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        Features f = discover(host);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertEquals("AMD", f.attributes("cpu.model").get("vendor_id"));
+        assertTrue(f.flags("cpu.cpuid").contains("AVX2"));
+        assertTrue(allocated < size / 4, "allocated " + allocated + " bytes for a " + size + "-byte cpuinfo");
+    }
 }
