@@ -35,6 +35,9 @@ final class CheckConfigCommand implements Callable<Integer> {
             return Main.USAGE;
         }
         spec.commandLine().getOut().println((common.config == null ? "defaults" : common.config.toString()) + ": ok");
+        if (common.devicePluginConfig != null) {
+            spec.commandLine().getOut().println(common.devicePluginConfig + ": ok (device plugin config)");
+        }
         return Main.OK;
     }
 }

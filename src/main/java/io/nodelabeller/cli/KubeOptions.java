@@ -1,7 +1,11 @@
 package io.nodelabeller.cli;
 
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -15,9 +19,21 @@ final class KubeOptions {
             description = "The node this agent runs on. Default: the NODE_NAME environment variable.")
     String nodeName;
 
+    Path kubeconfig;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     @Option(names = "--kubeconfig", paramLabel = "FILE",
             description = "Kubeconfig file. Default: in-cluster service account, else ~/.kube/config.")
-    Path kubeconfig;
+    void kubeconfig(Path file) {
+        // like --config: a file named on the command line that is not there is a usage error (exit 2)
+        if (!Files.isRegularFile(file)) {
+            throw new ParameterException(command.commandLine(), "--kubeconfig " + file + ": "
+                    + (Files.exists(file) ? "not a regular file" : "no such file"));
+        }
+        kubeconfig = file;
+    }
 
     boolean hasNodeName() {
         return nodeName != null && !nodeName.isBlank();

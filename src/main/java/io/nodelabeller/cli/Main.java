@@ -31,7 +31,17 @@ public final class Main implements Runnable {
             cmd.getErr().println("node-labeller: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return FAILURE;
         });
+        cl.setParameterExceptionHandler(Main::usageError);
         return cl.execute(args);
+    }
+
+    /** A usage error: the one line that says what is wrong (and picocli's "did you mean"), a hint, exit 2. */
+    static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        cmd.getErr().println("node-labeller: " + e.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(e, cmd.getErr());
+        cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+        return USAGE;
     }
 
     @Override

@@ -98,9 +98,25 @@ public final class ConfigLoader {
             JsonNode tree = YAML.readTree(text);
             return tree == null ? MissingNode.getInstance() : tree;
         } catch (JsonProcessingException e) {
-            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr();
-            throw new ConfigException(name + ": not valid YAML" + where + ": " + e.getOriginalMessage());
+            throw new ConfigException(name + ": not valid YAML" + yamlProblem(e));
         }
+    }
+
+    /**
+     * " at line L, column C: what" in one line. SnakeYAML's own message spans several lines (the context, the
+     * offending line and a caret), so its parts are taken from the exception instead.
+     */
+    static String yamlProblem(JsonProcessingException e) {
+        if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblemMark() != null) {
+            String context = m.getContext() == null ? "" : " (" + m.getContext()
+                    + (m.getContextMark() == null ? "" : " at line " + (m.getContextMark().getLine() + 1)
+                    + ", column " + (m.getContextMark().getColumn() + 1)) + ")";
+            return " at line " + (m.getProblemMark().getLine() + 1) + ", column " + (m.getProblemMark().getColumn() + 1)
+                    + ": " + m.getProblem() + context;
+        }
+        String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
+                + ", column " + e.getLocation().getColumnNr();
+        String message = e.getOriginalMessage() == null ? e.toString() : e.getOriginalMessage();
+        return where + ": " + message.lines().findFirst().orElse("").trim();
     }
 }

@@ -190,7 +190,9 @@ public final class Node {
             }
             return value;
         } catch (RuntimeException e) {
-            problem("expected " + expected + ", got '" + text + "'" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"));
+            // one line: a PatternSyntaxException's message repeats the pattern and a caret on further lines
+            String why = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("").trim();
+            problem("expected " + expected + ", got '" + text + "'" + (why.isEmpty() ? "" : " (" + why + ")"));
             return dflt;
         }
     }

@@ -137,11 +137,29 @@ public final class HostFs {
             return;
         }
         String kind = a.isDirectory() ? "a directory" : a.isOther() ? "a FIFO, socket or device" : "not a regular file";
-        String message = file + ": " + kind + ", not a regular file: not read";
+        String reason = kind + ", not a regular file: not read";
         if (WARNED.size() < 1000 && WARNED.add(file)) {
-            LOG.warn("{}", message);
+            LOG.warn("{}: {}", file, reason);
         }
-        throw new IOException(message);
+        throw new java.nio.file.FileSystemException(file.toString(), null, reason);
+    }
+
+    /**
+     * Why a read failed, in a few words for a warning that already names the file: "no such file", "permission
+     * denied", "a FIFO, socket or device, not a regular file: not read", or the first line of the message.
+     */
+    public static String reason(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m.lines().findFirst().orElse("").trim();
     }
 
     @Override

@@ -34,7 +34,7 @@ public final class CpuSource implements Source {
                     info = CpuInfo.parse(in);
                 }
             } catch (IOException | RuntimeException e) {
-                warnings.warn("cannot read " + CPUINFO + " (" + e.getMessage() + "): no cpu.cpuid or cpu.model");
+                warnings.warn("cannot read " + CPUINFO + " (" + HostFs.reason(e) + "): no cpu.cpuid or cpu.model");
             }
         } else {
             warnings.warn("no " + CPUINFO + " under the host root: no cpu.cpuid or cpu.model");

@@ -1,5 +1,6 @@
 package io.nodelabeller.source.cpu;
 
+import java.io.IOException;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source.Warnings;
 
@@ -64,20 +65,21 @@ final class CpuSysfs {
         if (!host.isDirectory(dir)) {
             return out;
         }
-        Optional<String> status = host.readTrimmed(dir + "/status");
-        if (status.isEmpty()) {
-            warnings.warn("cpu.pstate: cannot read " + dir + "/status");
+        Optional<String> status;
+        try {
+            status = Optional.of(host.read(dir + "/status").trim());
+        } catch (IOException | RuntimeException e) {
+            warnings.warn("cpu.pstate: cannot read " + dir + "/status (" + HostFs.reason(e) + ")");
             return out;
         }
         if (status.get().equals("off")) {
             return out;
         }
         out.put("status", status.get());
-        Optional<String> noTurbo = host.readTrimmed(dir + "/no_turbo");
-        if (noTurbo.isPresent()) {
-            out.put("turbo", Boolean.toString(noTurbo.get().startsWith("0")));
-        } else {
-            warnings.warn("cpu.pstate: cannot read " + dir + "/no_turbo, turbo left out");
+        try {
+            out.put("turbo", Boolean.toString(host.read(dir + "/no_turbo").trim().startsWith("0")));
+        } catch (IOException | RuntimeException e) {
+            warnings.warn("cpu.pstate: cannot read " + dir + "/no_turbo (" + HostFs.reason(e) + "), turbo left out");
         }
         if (!status.get().equals("active")) {
             return out;

@@ -71,7 +71,7 @@ final class KernelConfigFile {
             try {
                 return new Found(candidate, parse(read(host, candidate)));
             } catch (IOException | RuntimeException e) {
-                warnings.warn("kernel.config: cannot read " + candidate + " (" + e.getMessage() + "), trying the next place");
+                warnings.warn("kernel.config: cannot read " + candidate + " (" + HostFs.reason(e) + "), trying the next place");
             }
         }
         return null;

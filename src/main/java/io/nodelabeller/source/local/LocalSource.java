@@ -73,7 +73,7 @@ public final class LocalSource implements Source {
                 }
                 text = host.read(hostPath);
             } catch (IOException | RuntimeException e) {
-                warnings.warn(hostPath + ": skipped, cannot read: " + e.getMessage());
+                warnings.warn(hostPath + ": skipped, cannot read: " + HostFs.reason(e));
                 continue;
             }
             FeatureFile parsed = FeatureFile.parse(text, now, message -> warnings.warn(hostPath + ": " + message));

@@ -71,7 +71,7 @@ public final class MemorySource implements Source {
             b.origin("swap", host.path(SWAPS).toString());
             return true;
         } catch (IOException | RuntimeException e) {
-            warnings.warn("memory.swap left out: cannot read " + SWAPS + " (" + e.getClass().getSimpleName() + ")");
+            warnings.warn("memory.swap left out: cannot read " + SWAPS + " (" + HostFs.reason(e) + ")");
             return false;
         }
     }

@@ -1,5 +1,6 @@
 package io.nodelabeller.source.os;
 
+import java.io.IOException;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
@@ -49,10 +50,16 @@ public final class OsSource implements Source {
             b.origin("name", "environment variable NODE_NAME");
         }
         if (host.exists(OS_RELEASE)) {
-            Map<String, String> release = parseOsRelease(host.readLines(OS_RELEASE));
-            if (release.isEmpty()) {
-                warnings.warn("system.osrelease: " + OS_RELEASE + " is unreadable or has no KEY=value line");
-            } else {
+            Map<String, String> release;
+            try {
+                release = parseOsRelease(host.read(OS_RELEASE).lines().toList());
+            } catch (IOException | RuntimeException e) {
+                warnings.warn("system.osrelease: cannot read " + OS_RELEASE + " (" + HostFs.reason(e) + ")");
+                release = null;
+            }
+            if (release != null && release.isEmpty()) {
+                warnings.warn("system.osrelease: " + OS_RELEASE + " has no KEY=value line");
+            } else if (release != null) {
                 b.attributes("osrelease", release);
                 b.origin("osrelease", host.path(OS_RELEASE).toString());
             }

@@ -59,7 +59,7 @@ public final class PciSource implements Source {
             try {
                 raw = host.read(dir + "/" + name);
             } catch (IOException | RuntimeException e) {
-                warnings.warn("PCI device " + dir + " skipped: cannot read " + name + " (" + e.getClass().getSimpleName() + ")");
+                warnings.warn("PCI device " + dir + " skipped: cannot read " + name + " (" + HostFs.reason(e) + ")");
                 return Optional.empty();
             }
             String value = stripHexPrefix(raw.trim().toLowerCase(Locale.ROOT));
