@@ -19,21 +19,12 @@ final class CommonOptions {
     @Option(names = "--config", paramLabel = "FILE", description = "Config file (YAML). Without it the defaults apply.")
     Path config;
 
+    @Option(names = "--host-root", paramLabel = "DIR", defaultValue = "/",
+            description = "Directory under which host paths (/sys, /proc, /etc/os-release, ...) are read. Default: ${DEFAULT-VALUE}")
     Path hostRoot;
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
-
-    @Option(names = "--host-root", paramLabel = "DIR", defaultValue = "/",
-            description = "Directory under which host paths (/sys, /proc, /etc/os-release, ...) are read. Default: ${DEFAULT-VALUE}")
-    void hostRoot(Path dir) {
-        // a mistyped root would otherwise give a node with no labels at all, and exit 0
-        if (!Files.isDirectory(dir)) {
-            throw new ParameterException(command.commandLine(), "--host-root " + dir + ": "
-                    + (Files.exists(dir) ? "not a directory" : "no such directory"));
-        }
-        hostRoot = dir;
-    }
 
     @Option(names = "--nvml-library", paramLabel = "PATH",
             description = "NVML library to load. Default: libnvidia-ml.so.1 from the system search path.")
@@ -54,7 +45,16 @@ final class CommonOptions {
         return ConfigLoader.load(config, devicePluginConfig);
     }
 
+    /**
+     * The options, once the host root is known to be a directory (checked when the command runs, not when the
+     * arguments are parsed, so that a manifest's arguments can be parsed anywhere). A mistyped root would otherwise
+     * give a node with no labels at all, and exit 0: it is a usage error (exit 2, picocli's parameter handler).
+     */
     Options options() {
+        if (!Files.isDirectory(hostRoot)) {
+            throw new ParameterException(command.commandLine(), "--host-root " + hostRoot + ": "
+                    + (Files.exists(hostRoot) ? "not a directory" : "no such directory"));
+        }
         return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources);
     }
 }

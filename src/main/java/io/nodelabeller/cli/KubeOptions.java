@@ -19,20 +19,22 @@ final class KubeOptions {
             description = "The node this agent runs on. Default: the NODE_NAME environment variable.")
     String nodeName;
 
+    @Option(names = "--kubeconfig", paramLabel = "FILE",
+            description = "Kubeconfig file. Default: in-cluster service account, else ~/.kube/config.")
     Path kubeconfig;
 
     @Spec(Spec.Target.MIXEE)
     CommandSpec command;
 
-    @Option(names = "--kubeconfig", paramLabel = "FILE",
-            description = "Kubeconfig file. Default: in-cluster service account, else ~/.kube/config.")
-    void kubeconfig(Path file) {
-        // like --config: a file named on the command line that is not there is a usage error (exit 2)
-        if (!Files.isRegularFile(file)) {
-            throw new ParameterException(command.commandLine(), "--kubeconfig " + file + ": "
-                    + (Files.exists(file) ? "not a regular file" : "no such file"));
+    /**
+     * Checked when the command runs: like --config, a file named on the command line that is not there is a
+     * usage error (exit 2), not a runtime failure.
+     */
+    void check() {
+        if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) {
+            throw new ParameterException(command.commandLine(), "--kubeconfig " + kubeconfig + ": "
+                    + (Files.exists(kubeconfig) ? "not a regular file" : "no such file"));
         }
-        kubeconfig = file;
     }
 
     boolean hasNodeName() {

@@ -69,7 +69,7 @@ final class Outputs implements AutoCloseable {
                 client = client(kube);
             }
             if (config.node() && kubernetes) {
-                out.add(nodePublisher(client, kube.nodeName, metrics));
+                out.add(nodePublisher(client, kube.nodeName, core.sleepInterval(), metrics));
             }
             if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, config.nodeFeature().namespace(), config.nodeFeature().name(),
@@ -98,8 +98,12 @@ final class Outputs implements AutoCloseable {
     }
 
     /** The Node publisher, reporting patches and API errors to the metrics. */
-    static Publisher nodePublisher(KubernetesClient client, String nodeName, Metrics metrics) {
-        return new NodePublisher(client, nodeName, NodePublisher.Settings.defaults(), new PublishEvents() {
+    static Publisher nodePublisher(KubernetesClient client, String nodeName, java.time.Duration interval, Metrics metrics) {
+        NodePublisher.Settings settings = NodePublisher.Settings.defaults();
+        if (!interval.isZero()) {
+            settings = settings.withCycleInterval(interval);
+        }
+        return new NodePublisher(client, nodeName, settings, new PublishEvents() {
             @Override
             public void patchSent() {
                 metrics.patchSent();

@@ -28,6 +28,7 @@ final class PruneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        kube.check();
         if (!kube.hasNodeName()) {
             spec.commandLine().getErr().println("node-labeller prune: no node name: set --node-name or the NODE_NAME"
                     + " environment variable");

@@ -34,6 +34,7 @@ final class Publishing implements AutoCloseable {
     }
 
     static Publishing setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws CommandFailed {
+        kube.check();
         Config config;
         try {
             config = common.loadConfig();

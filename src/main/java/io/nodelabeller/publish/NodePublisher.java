@@ -49,9 +49,11 @@ public final class NodePublisher implements Publisher {
      * @param watchTimeout   the watch's {@code timeoutSeconds}; null = no watch, read the node every cycle
      * @param timing         clock and sleeper ({@link Timing#SYSTEM}; tests pass a fake one)
      * @param random         jitter source
+     * @param silenceLimit   how long the watch may show no sign of life (event or bookmark) before the node is read
+     *                       again to check it; a live API server sends a bookmark about every minute
      */
     public record Settings(Duration requestTimeout, Duration giveUpAfter, int maxAttempts, Duration initialBackoff,
-                           Duration maxBackoff, Duration watchTimeout, Timing timing, Random random) {
+                           Duration maxBackoff, Duration watchTimeout, Timing timing, Random random, Duration silenceLimit) {
 
         public Settings {
             Objects.requireNonNull(requestTimeout);
@@ -63,22 +65,32 @@ public final class NodePublisher implements Publisher {
             }
         }
 
-        /** 10 s per request, give up after 30 s or 6 failed tries, backoff 0.5 s … 10 s, watch re-opened hourly. */
+        /**
+         * 10 s per request, give up after 30 s or 6 failed tries, backoff 0.5 s … 10 s, watch re-opened hourly, a
+         * silent watch checked after 10 minutes (ten cycles of the default interval).
+         */
         public static Settings defaults() {
             return new Settings(Duration.ofSeconds(10), Duration.ofSeconds(30), 6, Duration.ofMillis(500),
-                    Duration.ofSeconds(10), Duration.ofHours(1), Timing.SYSTEM, new Random());
+                    Duration.ofSeconds(10), Duration.ofHours(1), Timing.SYSTEM, new Random(), Duration.ofMinutes(10));
         }
 
         public Settings withWatchTimeout(Duration d) {
-            return new Settings(requestTimeout, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, d, timing, random);
+            return new Settings(requestTimeout, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, d, timing, random, silenceLimit);
         }
 
         public Settings withTiming(Timing t, Random r) {
-            return new Settings(requestTimeout, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, watchTimeout, t, r);
+            return new Settings(requestTimeout, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, watchTimeout, t, r, silenceLimit);
         }
 
         public Settings withRequestTimeout(Duration d) {
-            return new Settings(d, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, watchTimeout, timing, random);
+            return new Settings(d, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, watchTimeout, timing, random, silenceLimit);
+        }
+
+        /** Ten cycles of {@code interval}, at least 10 s: a dead watch costs at most that much of blindness. */
+        public Settings withCycleInterval(Duration interval) {
+            Duration limit = interval.multipliedBy(10);
+            return new Settings(requestTimeout, giveUpAfter, maxAttempts, initialBackoff, maxBackoff, watchTimeout, timing, random,
+                    limit.compareTo(Duration.ofSeconds(10)) < 0 ? Duration.ofSeconds(10) : limit);
         }
     }
 
@@ -98,7 +110,7 @@ public final class NodePublisher implements Publisher {
         this.settings = settings;
         this.events = events == null ? PublishEvents.NONE : events;
         this.api = new NodeApi(client, nodeName, settings.requestTimeout(), settings.timing());
-        this.view = new NodeView(client, nodeName, settings.watchTimeout(), settings.timing());
+        this.view = new NodeView(client, nodeName, settings.watchTimeout(), settings.silenceLimit(), settings.timing());
         this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff(), settings.random());
         this.problems = new ProblemLog(LOG, "node " + nodeName);
     }

@@ -3,6 +3,7 @@ package io.nodelabeller.publish;
 import io.fabric8.kubernetes.api.model.ListOptions;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -14,13 +15,17 @@ import java.time.Duration;
 
 /**
  * The publisher's current copy of its Node, kept up to date by a watch on that one Node (field selector
- * {@code metadata.name}) so that a cycle needs no GET. One WebSocket watch with a long {@code timeoutSeconds};
- * when the server ends it, fabric8 re-opens it from the last resourceVersion seen. An informer would re-list
- * and re-watch every 5–10 minutes; this costs about one request per {@code watchTimeout} at rest.
+ * {@code metadata.name}, bookmarks on) so that a cycle needs no GET. One WebSocket watch with a long
+ * {@code timeoutSeconds}; when the server ends it, fabric8 re-opens it from the last resourceVersion seen. An
+ * informer would re-list and re-watch every 5–10 minutes; this costs about one request per {@code watchTimeout}.
  *
- * <p>The copy is trusted only while the watch is open and has shown a sign of life (an event, a bookmark or
- * our own PATCH's answer) within {@code maxAge}; otherwise {@link #current()} returns null and the publisher
- * reads the node again. Without a watch ({@code watchTimeout} null) it is never trusted: every cycle GETs.
+ * <p>The copy is trusted only while the watch is open and has shown a sign of life (an event or a bookmark: a
+ * live API server sends one about every minute) within {@code silenceLimit}; otherwise {@link #current()} returns
+ * null and the publisher reads the node again. A connection that is black-holed (a stuck API server, a dropped
+ * NAT entry) delivers nothing and does not close: when that read shows a change the watch never delivered, the
+ * watch is dead, and it is closed and opened again from the read. After a 410 (the resourceVersion is too old,
+ * as a node's own often is when it has not changed for a while) the watch is opened again from a fresh LIST's
+ * resourceVersion. Without a watch ({@code watchTimeout} null) the copy is never trusted: every cycle GETs.
  */
 final class NodeView implements AutoCloseable {
 
@@ -30,7 +35,7 @@ final class NodeView implements AutoCloseable {
     private final String nodeName;
     private final Duration watchTimeout;
     private final Timing timing;
-    private final long maxAgeNanos;
+    private final long silenceNanos;
     private final ProblemLog problems;
 
     private Node node;
@@ -39,13 +44,15 @@ final class NodeView implements AutoCloseable {
     private Watch watch;
     private Events events;
     private boolean closed;
+    /** The last watch ended with 410 Gone: the next one starts from a fresh LIST's resourceVersion. */
+    private boolean gone;
 
-    NodeView(KubernetesClient client, String nodeName, Duration watchTimeout, Timing timing) {
+    NodeView(KubernetesClient client, String nodeName, Duration watchTimeout, Duration silenceLimit, Timing timing) {
         this.client = client;
         this.nodeName = nodeName;
         this.watchTimeout = watchTimeout;
         this.timing = timing;
-        this.maxAgeNanos = watchTimeout == null ? 0 : watchTimeout.multipliedBy(2).toNanos();
+        this.silenceNanos = watchTimeout == null ? 0 : silenceLimit.toNanos();
         this.problems = new ProblemLog(LOG, "node " + nodeName + " watch");
     }
 
@@ -54,8 +61,8 @@ final class NodeView implements AutoCloseable {
         if (!valid || watch == null || node == null) {
             return null;
         }
-        if (timing.nanoTime() - lastSeen > maxAgeNanos) {
-            LOG.debug("node {}: no word from the watch for {}, reading the node again", nodeName, Duration.ofNanos(maxAgeNanos));
+        if (timing.nanoTime() - lastSeen > silenceNanos) {
+            LOG.debug("node {}: no word from the watch for {}, reading the node again", nodeName, Duration.ofNanos(silenceNanos));
             return null;
         }
         return node;
@@ -66,23 +73,44 @@ final class NodeView implements AutoCloseable {
         return node;
     }
 
-    /** A fresh read (GET) of the node: trust it, and start the watch from its resourceVersion if none runs. */
+    /**
+     * A fresh read (GET) of the node: trust it, and start the watch from its resourceVersion if none runs. If a
+     * watch is open but the read is newer than anything it delivered, the watch is dead: it is replaced.
+     */
     void seed(Node fresh) {
-        Events listener;
+        Events listener = null;
+        Watch dead = null;
+        boolean relist = false;
         synchronized (this) {
+            if (events != null && node != null && strictlyNewer(fresh, node)) {
+                LOG.warn("node {}: the watch delivered nothing while the node changed (resourceVersion {} -> {}):"
+                        + " it is dead (a black-holed connection?); opening it again", nodeName,
+                        node.getMetadata().getResourceVersion(), fresh.getMetadata().getResourceVersion());
+                dead = watch;
+                watch = null;
+                events = null;
+            }
             if (isNewer(fresh, node)) {
                 node = fresh;
             }
             valid = true;
             lastSeen = timing.nanoTime();
-            if (events != null || watchTimeout == null || closed) {
-                return;
+            if (events == null && watchTimeout != null && !closed) {
+                // registered before the watch opens so that no event of the new watch is ignored
+                listener = new Events();
+                events = listener;
+                relist = gone;
+                gone = false;
             }
-            // registered before the watch opens so that no event of the new watch is ignored
-            listener = new Events();
-            events = listener;
         }
-        Watch opened = open(fresh.getMetadata().getResourceVersion(), listener);
+        if (dead != null) {
+            dead.close();
+        }
+        if (listener == null) {
+            return;
+        }
+        String from = relist ? freshResourceVersion(fresh) : fresh.getMetadata().getResourceVersion();
+        Watch opened = open(from, listener);
         synchronized (this) {
             if (opened == null) {
                 if (events == listener) {
@@ -96,11 +124,27 @@ final class NodeView implements AutoCloseable {
         }
     }
 
+    /**
+     * The resourceVersion of a LIST of this one node: the store's current revision, not the node's own (which is
+     * as old as its last change and may be too old to watch from). Falls back to the node's own on failure.
+     */
+    private String freshResourceVersion(Node fresh) {
+        try {
+            NodeList list = client.nodes().withField("metadata.name", nodeName).list();
+            for (Node n : list.getItems()) {
+                offer(n);
+            }
+            return list.getMetadata().getResourceVersion();
+        } catch (RuntimeException e) {
+            LOG.info("node {}: cannot list the node for a fresh resourceVersion ({}); watching from its own", nodeName, e.getMessage());
+            return fresh.getMetadata().getResourceVersion();
+        }
+    }
+
     /** The node as the API server answered our PATCH. */
     synchronized void offer(Node fresh) {
         if (fresh != null && isNewer(fresh, node)) {
-            node = fresh;
-            lastSeen = timing.nanoTime();
+            node = fresh; // not a sign of life of the watch: lastSeen stays
         }
     }
 
@@ -139,6 +183,15 @@ final class NodeView implements AutoCloseable {
             // without a watch we read the node every cycle: slower, still correct
             problems.failed("watch", "cannot watch the node (" + e.getMessage() + "); reading it every cycle until the watch works");
             return null;
+        }
+    }
+
+    /** Strictly newer, when both resourceVersions are numbers; false when they cannot be compared. */
+    static boolean strictlyNewer(Node candidate, Node known) {
+        try {
+            return Long.parseLong(candidate.getMetadata().getResourceVersion()) > Long.parseLong(known.getMetadata().getResourceVersion());
+        } catch (NumberFormatException | NullPointerException notNumbers) {
+            return false;
         }
     }
 
@@ -182,8 +235,16 @@ final class NodeView implements AutoCloseable {
 
         @Override
         public void onClose(WatcherException cause) {
-            // e.g. 410 Gone: the resourceVersion is too old; the next cycle reads the node and watches again
+            // e.g. 410 Gone: the resourceVersion is too old; the next cycle reads the node and watches again,
+            // from a LIST's resourceVersion (the node's own would be just as old)
             LOG.info("node {}: watch ended ({}); will read the node again", nodeName, cause.getMessage());
+            if (cause.isHttpGone()) {
+                synchronized (NodeView.this) {
+                    if (events == this) {
+                        gone = true;
+                    }
+                }
+            }
             ended();
         }
 
