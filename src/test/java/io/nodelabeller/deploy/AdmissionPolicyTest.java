@@ -298,9 +298,9 @@ class AdmissionPolicyTest {
     void otherUsersAreNotConcerned() {
         assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.kubelet("n1")), node(label("kubernetes.io/hostname", "x")),
                 node(n -> { })).applies());
-        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.serviceAccount("node-labeller", "node-labeller-helper", "n1")),
+        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.serviceAccount("kube-system", "default", "n1")),
                 node(label("x", "y")), node(n -> { })).applies());
-        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.serviceAccount("node-labeller", "default", "n1")),
+        assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, User.serviceAccount("gpu-operator", "nvidia-gpu-feature-discovery", "n1")),
                 node(label("x", "y")), node(n -> { })).applies());
         assertFalse(POLICY.getSpec().getMatchConditions().isEmpty());
     }
@@ -383,9 +383,10 @@ class AdmissionPolicyTest {
     }
 
     @Test
-    void theServiceAccountIsMatchedInWhateverNamespaceItIsInstalled() {
-        for (String namespace : List.of("node-labeller", "kube-system", "gpu-operator")) {
-            User agent = User.serviceAccount(namespace, "node-labeller", "n1");
+    void theServiceAccountIsMatchedInWhateverNamespaceAndUnderWhateverPrefixOrSuffix() {
+        for (User agent : List.of(User.serviceAccount("node-labeller", "node-labeller", "n1"),
+                User.serviceAccount("kube-system", "node-labeller", "n1"), User.serviceAccount("gpu-operator", "gpu-node-labeller", "n1"),
+                User.serviceAccount("node-labeller", "node-labeller-prod", "n1"))) {
             assertAllowed(admit(AdmissionRequests.nodeUpdate("n1", null, agent), node(label("feature.node.kubernetes.io/kernel-version.major", "7")),
                     node(n -> { })));
             assertDenied(admit(AdmissionRequests.nodeUpdate("n2", null, agent), node(n -> map(n, "metadata").put("name", "n2")),

@@ -327,7 +327,7 @@ class ManifestsTest {
         assertEquals(List.of("Deny"), binding.getSpec().getValidationActions());
         ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
         assertTrue(policy.getSpec().getMatchConditions().get(0).getExpression()
-                .endsWith("request.userInfo.username.endsWith(':" + sa.getMetadata().getName() + "')"),
+                .endsWith("request.userInfo.username.contains('" + sa.getMetadata().getName() + "')"),
                 policy.getSpec().getMatchConditions().get(0).getExpression());
         String all = Manifests.K8S.asJson(policy.getSpec());
         assertTrue(all.contains("request.userInfo.extra['authentication.kubernetes.io/node-name']"));
