@@ -21,11 +21,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs sources one after another; a source that fails costs only its own features. Each source runs on a daemon
- * thread of its own under a deadline: a host file whose {@code open} or {@code read} blocks (sysfs attributes of a
- * wedged driver can) fails that source alone, and cannot keep the cycle, {@code print} or the process's exit
- * waiting. A source still blocked from an earlier discovery is not started again (one stuck thread per source at
- * most) and fails until its thread comes back.
+ * Runs sources one after another; a source that fails costs only its own features. Sources run on a long-lived
+ * daemon worker thread, each under a deadline: a host file whose {@code open} or {@code read} blocks (sysfs
+ * attributes of a wedged driver can) fails that source alone, and cannot keep the cycle, {@code print} or the
+ * process's exit waiting. The worker a source overran on is left to it and a new one takes the next sources; a
+ * source still blocked from an earlier discovery is not started again (one stuck thread per source at most) and
+ * fails until its thread comes back. (One worker, not a thread per source: a new thread starts with cold
+ * thread-local caches, NIO's native buffers among them, which doubled the cost of a cycle.)
  */
 public final class Discovery {
 
@@ -40,6 +42,9 @@ public final class Discovery {
     /** Set by {@link #stop()}: no source is started any more, and the one running is not waited for. */
     private volatile boolean stopped;
     private volatile FutureTask<?> current;
+    /** The worker and its thread; null until first needed and after a source overran on it. */
+    private java.util.concurrent.ExecutorService worker;
+    private volatile Thread workerThread;
     /** Threads of runs that overran their deadline, by source, until they come back. */
     private final Map<String, Thread> stuck = new HashMap<>();
 
@@ -102,10 +107,8 @@ public final class Discovery {
         }
         List<String> collected = java.util.Collections.synchronizedList(new ArrayList<>());
         FutureTask<Features> task = new FutureTask<>(() -> source.discover(host, collected::add));
-        Thread thread = new Thread(task, "source-" + source.name());
-        thread.setDaemon(true);
         current = task;
-        thread.start();
+        worker().execute(task);
         if (stopped) {
             task.cancel(true);
         }
@@ -113,7 +116,9 @@ public final class Discovery {
             return task.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             task.cancel(true); // interruptible channel reads end here; a blocked open() stays until it returns
-            stuck.put(source.name(), thread);
+            stuck.put(source.name(), workerThread);
+            worker.shutdown(); // its thread ends once the source returns; the next source gets a new worker
+            worker = null;
             throw new IllegalStateException("did not finish within its " + seconds() + " deadline (core.sourceTimeout):"
                     + " a host file that blocks? given up");
         } catch (ExecutionException e) {
@@ -136,6 +141,18 @@ public final class Discovery {
                 warnings.addAll(collected);
             }
         }
+    }
+
+    private java.util.concurrent.ExecutorService worker() {
+        if (worker == null) {
+            worker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "discovery");
+                t.setDaemon(true);
+                workerThread = t;
+                return t;
+            });
+        }
+        return worker;
     }
 
     /**
