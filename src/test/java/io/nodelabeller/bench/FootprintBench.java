@@ -143,6 +143,7 @@ class FootprintBench {
             Path status = Path.of("/proc", Long.toString(p.pid()), "status");
             long hwm = 0;
             List<Long> rss = new ArrayList<>();
+            List<Long> anon = new ArrayList<>();
             List<Integer> threads = new ArrayList<>();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(DAEMON_SECONDS);
             int port = -1;
@@ -150,6 +151,7 @@ class FootprintBench {
                 Thread.sleep(1000);
                 Map<String, String> s = procStatus(status);
                 rss.add(kib(s.get("VmRSS")));
+                anon.add(kib(s.get("RssAnon")));
                 hwm = Math.max(hwm, kib(s.get("VmHWM")));
                 threads.add(Integer.parseInt(s.get("Threads").trim()));
                 if (port < 0) {
@@ -181,6 +183,7 @@ class FootprintBench {
                             + " %.0f patches): VmRSS first %d KiB, last 10 s %s KiB, VmHWM %d KiB (%.1f MiB), threads %s",
                     DAEMON_SECONDS, cycles, seconds * 1000 / cycles, metric(metrics, "node_labeller_patches_sent_total"),
                     rss.get(0), lastTen, hwm, hwm / 1024.0, threads.stream().distinct().sorted().toList()));
+            report("  RssAnon (what the container really holds) last 10 s " + anon.subList(Math.max(0, n - 10), n) + " KiB");
             report("  threads at the end: " + names);
         } finally {
             server.destroy();
