@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,7 +46,7 @@ public final class Discovery {
     private volatile boolean stopped;
     private volatile FutureTask<?> current;
     /** The worker and its thread; null until first needed and after a source overran on it. */
-    private java.util.concurrent.ExecutorService worker;
+    private ExecutorService worker;
     private volatile Thread workerThread;
     /** Threads of runs that overran their deadline, by source, until they come back. */
     private final Map<String, Thread> stuck = new HashMap<>();
@@ -95,7 +98,7 @@ public final class Discovery {
         return Snapshot.of(all, statuses);
     }
 
-    /** The source's features, run on its own daemon thread and given up after {@link #timeout}. */
+    /** The source's features, run on the worker thread and given up after {@link #timeout}. */
     private Features runBounded(Source source, List<String> warnings) throws Exception {
         Thread earlier = stuck.get(source.name());
         if (earlier != null) {
@@ -105,7 +108,7 @@ public final class Discovery {
             }
             stuck.remove(source.name());
         }
-        List<String> collected = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> collected = Collections.synchronizedList(new ArrayList<>());
         FutureTask<Features> task = new FutureTask<>(() -> source.discover(host, collected::add));
         current = task;
         worker().execute(task);
@@ -143,9 +146,9 @@ public final class Discovery {
         }
     }
 
-    private java.util.concurrent.ExecutorService worker() {
+    private ExecutorService worker() {
         if (worker == null) {
-            worker = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            worker = Executors.newSingleThreadExecutor(r -> {
                 Thread t = new Thread(r, "discovery");
                 t.setDaemon(true);
                 workerThread = t;
