@@ -24,7 +24,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- $publish := deepCopy (default (dict) $config.publish) -}}
 {{- $nf := deepCopy (default (dict) $publish.nodeFeature) -}}
 {{- $_ := set $nf "enabled" true -}}
-{{- $_ := set $nf "namespace" (default .Release.Namespace .Values.nfdCompat.namespace) -}}
+{{- if .Values.nfdCompat.namespace -}}
+{{- $_ := set $nf "namespace" .Values.nfdCompat.namespace -}}
+{{- end -}}
 {{- $_ := set $publish "nodeFeature" $nf -}}
 {{- $_ := set $publish "node" false -}}
 {{- $_ := set $config "publish" $publish -}}

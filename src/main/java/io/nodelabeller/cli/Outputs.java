@@ -72,7 +72,8 @@ final class Outputs implements AutoCloseable {
                 out.add(nodePublisher(client, kube.nodeName, core.sleepInterval(), metrics));
             }
             if (config.nodeFeature().enabled() && kubernetes) {
-                out.add(new NodeFeaturePublisher(client, config.nodeFeature().namespace(), config.nodeFeature().name(),
+                out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
+                        System.getenv("POD_NAMESPACE")), config.nodeFeature().name(),
                         kube.nodeName, core.ownerRefs(), core.noPublishFeatures(), OwnerRefs.Pod.fromEnv()));
             }
             if (wantsKubernetes && !kubernetes) {
@@ -95,6 +96,20 @@ final class Outputs implements AutoCloseable {
      */
     static KubernetesClient client(KubeOptions kube) throws PublishException {
         return KubernetesClients.create(kube.kubeconfig);
+    }
+
+    /** The agent's own namespace in this version's manifests, where no POD_NAMESPACE says otherwise. */
+    static final String DEFAULT_NAMESPACE = "node-labeller";
+
+    /**
+     * The namespace of the NodeFeature objects: as configured, else the agent's own ({@code POD_NAMESPACE}, from
+     * the downward API), else {@value #DEFAULT_NAMESPACE}.
+     */
+    static String nodeFeatureNamespace(String configured, String podNamespace) {
+        if (configured != null && !configured.isEmpty()) {
+            return configured;
+        }
+        return podNamespace != null && !podNamespace.isBlank() ? podNamespace : DEFAULT_NAMESPACE;
     }
 
     /** The Node publisher, reporting patches and API errors to the metrics. */

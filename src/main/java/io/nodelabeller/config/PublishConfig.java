@@ -10,9 +10,12 @@ package io.nodelabeller.config;
  */
 public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput nodeFeature, String featuresFile) {
 
-    /** {@code publish.nodeFeature:} the NFD NodeFeature CR output. */
+    /**
+     * {@code publish.nodeFeature:} the NFD NodeFeature CR output. {@code namespace} "" (the default) means the
+     * agent's own namespace, so that installing it elsewhere moves its NodeFeatures with its Role.
+     */
     public record NodeFeatureOutput(boolean enabled, String namespace, String name) {
-        public static final NodeFeatureOutput DEFAULT = new NodeFeatureOutput(false, "node-labeller", "");
+        public static final NodeFeatureOutput DEFAULT = new NodeFeatureOutput(false, "", "");
     }
 
     public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "");

@@ -376,7 +376,14 @@ class ManifestsTest {
         assertTrue(config.publish().nodeFeature().enabled());
         assertFalse(config.publish().node(), "nfd-master writes the labels");
         Role role = ofKind(objects, Role.class).get(0);
-        assertEquals(config.publish().nodeFeature().namespace(), role.getMetadata().getNamespace());
+        // the NodeFeatures go where the agent runs (POD_NAMESPACE), which is where its Role is, whatever namespace
+        // a user's overlay moves it to
+        assertEquals("", config.publish().nodeFeature().namespace());
+        DaemonSet ds = ofKind(objects, DaemonSet.class).get(0);
+        assertEquals(ds.getMetadata().getNamespace(), role.getMetadata().getNamespace());
+        EnvVar podNamespace = ds.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("POD_NAMESPACE")).findFirst().orElseThrow();
+        assertEquals("metadata.namespace", podNamespace.getValueFrom().getFieldRef().getFieldPath());
         PolicyRule rule = role.getRules().get(0);
         assertEquals(List.of("nfd.k8s-sigs.io"), rule.getApiGroups());
         assertEquals(List.of("nodefeatures"), rule.getResources());
