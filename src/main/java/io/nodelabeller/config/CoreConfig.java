@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * @param sleepInterval     time between cycles of {@code run}
  * @param featureSources    which sources run ("all", names, "-name" removes one)
  * @param labelSources      which labelers run (same syntax); NFD's deprecated {@code sources} wins when given
- * @param labelWhiteList    regexp matched (unanchored) against the label name after "/"; null = all
+ * @param labelWhiteList    Go (RE2) regexp matched (unanchored) against the label name after "/"; null = all
  * @param extraLabelNs      namespaces allowed although denied by default
  * @param denyLabelNs       namespaces denied in addition to the default ("*.example.com" for a suffix)
  * @param noPublish         discover and label, but write nothing to Kubernetes (NFD's {@code noPublish})
@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  *                          key: a host file that blocks must not stop the cycle)
  */
 public record CoreConfig(Duration sleepInterval, List<String> featureSources, List<String> labelSources,
-                         Pattern labelWhiteList, List<String> extraLabelNs, List<String> denyLabelNs,
+                         com.google.re2j.Pattern labelWhiteList, List<String> extraLabelNs, List<String> denyLabelNs,
                          boolean noPublish, List<String> ownerRefs, List<String> noPublishFeatures,
                          String customRulesDir, Duration sourceTimeout) {
 
@@ -54,8 +54,8 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
         }
         // "" means every label (NFD's default), so it is not handed to the parser, which treats null as invalid
         Node wl = n.child("labelWhiteList");
-        Pattern whitelist = wl.json().isTextual() && wl.json().asText().isEmpty() ? null
-                : wl.parsed(null, "a regular expression", Pattern::compile);
+        com.google.re2j.Pattern whitelist = wl.json().isTextual() && wl.json().asText().isEmpty() ? null
+                : wl.parsed(null, "a regular expression (Go RE2 syntax)", com.google.re2j.Pattern::compile);
         List<String> labelSources = n.child("labelSources").strings(DEFAULT.labelSources());
         // NFD: the deprecated core.sources, when present, replaces labelSources
         labelSources = n.child("sources").strings(labelSources);

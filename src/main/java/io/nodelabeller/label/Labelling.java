@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 /**
  * Runs labelers over a feature snapshot and keeps only what may be sent: unprefixed keys get

@@ -75,7 +75,7 @@ class BadInputTest {
         assertEquals(Main.USAGE, r.code());
         List<String> err = lines(r.err());
         assertEquals(1, err.size(), err.toString());
-        assertTrue(err.get(0).startsWith("config error: " + bad + ": core.labelWhiteList: expected a regular expression, got 'a(b'"), err.get(0));
+        assertTrue(err.get(0).startsWith("config error: " + bad + ": core.labelWhiteList: expected a regular expression (Go RE2 syntax), got 'a(b' (error parsing regexp: missing closing ): `a(b`)"), err.get(0));
     }
 
     @Test

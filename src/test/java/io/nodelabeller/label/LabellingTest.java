@@ -4,7 +4,7 @@ import io.nodelabeller.feature.Features;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

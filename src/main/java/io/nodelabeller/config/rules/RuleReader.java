@@ -1,5 +1,7 @@
 package io.nodelabeller.config.rules;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nodelabeller.config.Node;
 
@@ -7,8 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Reads custom rules from a config tree (NFD worker syntax, shorthands included), recording every problem
@@ -262,10 +262,11 @@ public final class RuleReader {
     private static String badRegexp(List<String> values) {
         for (String v : values) {
             try {
-                Pattern.compile(v);
+                Pattern.compile(v); // Go's regexp (RE2), as NFD: no lookaround, no backreferences
             } catch (PatternSyntaxException e) {
-                return "expected valid regular expressions for op InRegexp, '" + v + "' is not: "
-                        + e.getDescription();
+                // RE2/J words its errors as Go's regexp package does, e.g. "error parsing regexp: missing closing ]: `[`"
+                return "expected valid regular expressions (Go RE2 syntax) for op InRegexp, '" + v + "' is not: "
+                        + e.getMessage();
             }
         }
         return null;

@@ -2,12 +2,12 @@ package io.nodelabeller.label.rules;
 
 import io.nodelabeller.config.rules.MatchExpression;
 
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 /**
  * NFD's operator semantics (nodefeaturerule/expression.go): a missing element satisfies only DoesNotExist,
  * so NotIn does not match a missing key; Gt/Lt/GtLt compare integers and fail the rule when the input is not
- * one; InRegexp is an unanchored search. Values were checked when the config was read.
+ * one; InRegexp is an unanchored search with Go's regexp semantics (RE2, as NFD). Values were checked when the config was read.
  */
 public final class Expressions {
 

@@ -87,7 +87,7 @@ class RuleReaderTest {
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.speed.value: expected exactly one integer "
                         + "value for op Gt, got [fast]",
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.class.value: expected valid regular "
-                        + "expressions for op InRegexp, '([' is not: Unclosed character class",
+                        + "expressions (Go RE2 syntax) for op InRegexp, '([' is not: error parsing regexp: missing closing ]: `[`",
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.mtu.value: expected the first value to be "
                         + "less than the second for op GtLt, got [9000, 1500]",
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.x.value: expected no value for op Exists, "
