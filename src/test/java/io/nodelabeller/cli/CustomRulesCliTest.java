@@ -63,7 +63,7 @@ class CustomRulesCliTest {
                 "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.class.extra: unknown key (expected "
                         + "one of: op, value)",
                 "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.device.value: expected valid regular "
-                        + "expressions for op InRegexp, '*' is not: Dangling meta character '*'"), lines);
+                        + "expressions (Go RE2 syntax) for op InRegexp, '*' is not: error parsing regexp: missing argument to repetition operator: `*`"), lines);
     }
 
     @Test
