@@ -17,7 +17,12 @@ import java.util.List;
 /** Reads and validates a config file. Every problem is collected; any problem makes the whole file rejected. */
 public final class ConfigLoader {
 
-    private static final YAMLMapper YAML = new YAMLMapper();
+    /**
+     * Duplicate keys are an error (the YAML spec says mapping keys are unique; SnakeYAML and Jackson would
+     * otherwise keep the last one silently, so a pasted config could lose a setting without a word).
+     */
+    private static final YAMLMapper YAML = YAMLMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private ConfigLoader() {
     }

@@ -83,4 +83,12 @@ class ConfigLoaderTest {
         assertNull(Node.parseDuration("1x"));
         assertNull(Node.parseDuration("s"));
     }
+
+    /** YAML keys are unique: a duplicate is an error naming the line, not a setting silently replaced. */
+    @Test
+    void aDuplicateKeyIsAnError() {
+        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> ConfigLoader.parse("dup.yaml", "core:\n  sleepInterval: 60s\n  sleepInterval: 30s\n"));
+        assertEquals(List.of("dup.yaml: not valid YAML at line 3, column 16: Duplicate field 'sleepInterval'"), e.problems());
+    }
 }

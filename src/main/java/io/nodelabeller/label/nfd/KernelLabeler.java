@@ -34,9 +34,9 @@ public final class KernelLabeler implements Labeler {
         return List.of(
                 LabelDoc.of(Nfd.PREFIX + "kernel-version.full", name(), osrelease, "5.15.0-91-generic",
                         "The kernel release as the kernel reports it."),
-                LabelDoc.of(Nfd.PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release."),
-                LabelDoc.of(Nfd.PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release."),
-                LabelDoc.of(Nfd.PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
+                LabelDoc.of(Nfd.PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
                 LabelDoc.pattern(Nfd.PREFIX + "kernel-config.<OPT>", Nfd.PREFIX + "kernel-config.NO_HZ_FULL", "true", name(),
                         "the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...",
                         "Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "

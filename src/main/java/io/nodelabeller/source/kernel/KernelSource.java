@@ -43,10 +43,13 @@ public final class KernelSource implements Source {
         String full = trimEnds(raw.replaceAll("[^-A-Za-z0-9_.]", "_"));
         b.attribute("version", "full", full);
         Matcher m = VERSION.matcher(full);
-        boolean matched = m.matches();
-        b.attribute("version", "major", matched ? nullToEmpty(m.group(1)) : "");
-        b.attribute("version", "minor", matched ? nullToEmpty(m.group(3)) : "");
-        b.attribute("version", "revision", matched ? nullToEmpty(m.group(5)) : "");
+        // NFD (source/kernel/kernel.go, parseVersion) sets the parts only when the release matches its pattern;
+        // an optional part that is missing is then empty ("6.8": revision "")
+        if (m.matches()) {
+            b.attribute("version", "major", nullToEmpty(m.group(1)));
+            b.attribute("version", "minor", nullToEmpty(m.group(3)));
+            b.attribute("version", "revision", nullToEmpty(m.group(5)));
+        }
         b.origin("version", host.path(OSRELEASE).toString());
 
         // The raw release names files (/boot/config-<ver>); one with a '/' is no kernel release and could

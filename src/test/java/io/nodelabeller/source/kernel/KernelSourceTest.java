@@ -44,6 +44,22 @@ class KernelSourceTest {
         assertEquals(root.resolve("proc/sys/kernel/osrelease").toString(), f.origin("kernel.version"));
     }
 
+    /** A release NFD's pattern does not match gives only {@code full}: major, minor and revision are absent, not empty. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "rc6.1-custom|rc6.1-custom",
+            "6.2.3.4|6.2.3.4",
+            "6.2.x|6.2.x",
+    })
+    void aReleaseThatIsNotAVersionGivesOnlyFull(String raw, String full) throws Exception {
+        Features f = discover(raw);
+        assertEquals(full, f.attribute("kernel.version", "full"));
+        assertEquals(null, f.attribute("kernel.version", "major"));
+        assertEquals(null, f.attribute("kernel.version", "minor"));
+        assertEquals(null, f.attribute("kernel.version", "revision"));
+    }
+
+
     @Test
     void missingOsreleaseFailsTheSource() {
         assertThrows(Exception.class, () -> new KernelSource(KernelConfig.DEFAULT).discover(new HostFs(root), m -> { }));
