@@ -186,27 +186,32 @@ final class NodeView implements AutoCloseable {
         }
     }
 
-    /** Strictly newer, when both resourceVersions are numbers; false when they cannot be compared. */
-    static boolean strictlyNewer(Node candidate, Node known) {
+    /**
+     * resourceVersions are opaque by contract, numeric in practice (etcd revisions): the sign of the numeric
+     * comparison of {@code candidate}'s with {@code known}'s, or null when they are not both numbers.
+     */
+    static Integer compareVersions(Node candidate, Node known) {
         try {
-            return Long.parseLong(candidate.getMetadata().getResourceVersion()) > Long.parseLong(known.getMetadata().getResourceVersion());
+            return Long.compare(Long.parseLong(candidate.getMetadata().getResourceVersion()),
+                    Long.parseLong(known.getMetadata().getResourceVersion()));
         } catch (NumberFormatException | NullPointerException notNumbers) {
-            return false;
+            return null;
         }
     }
 
-    /** Opaque by contract, numeric in practice (etcd revisions): compare numerically when both are numbers. */
+    /** At least as new; when the versions cannot be compared, the candidate is taken as newer. */
     static boolean isNewer(Node candidate, Node known) {
         if (known == null) {
             return true;
         }
-        String a = candidate.getMetadata().getResourceVersion();
-        String b = known.getMetadata().getResourceVersion();
-        try {
-            return Long.parseLong(a) >= Long.parseLong(b);
-        } catch (NumberFormatException | NullPointerException notNumbers) {
-            return true;
-        }
+        Integer c = compareVersions(candidate, known);
+        return c == null || c >= 0;
+    }
+
+    /** Strictly newer; false when the versions cannot be compared (no proof that a change was missed). */
+    static boolean strictlyNewer(Node candidate, Node known) {
+        Integer c = compareVersions(candidate, known);
+        return c != null && c > 0;
     }
 
     private final class Events implements Watcher<Node> {
