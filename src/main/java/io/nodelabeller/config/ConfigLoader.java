@@ -121,7 +121,6 @@ public final class ConfigLoader {
         }
         String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
                 + ", column " + e.getLocation().getColumnNr();
-        String message = e.getOriginalMessage() == null ? e.toString() : e.getOriginalMessage();
-        return where + ": " + message.lines().findFirst().orElse("").trim();
+        return where + ": " + Node.firstLine(e.getOriginalMessage() == null ? e.toString() : e.getOriginalMessage());
     }
 }

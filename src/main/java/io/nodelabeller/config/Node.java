@@ -191,10 +191,15 @@ public final class Node {
             return value;
         } catch (RuntimeException e) {
             // one line: a PatternSyntaxException's message repeats the pattern and a caret on further lines
-            String why = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("").trim();
+            String why = firstLine(e.getMessage());
             problem("expected " + expected + ", got '" + text + "'" + (why.isEmpty() ? "" : " (" + why + ")"));
             return dflt;
         }
+    }
+
+    /** The first line of a message, trimmed; "" for null. Problems are reported one line each. */
+    static String firstLine(String message) {
+        return message == null ? "" : message.lines().findFirst().orElse("").trim();
     }
 
     private static final Pattern DURATION_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");

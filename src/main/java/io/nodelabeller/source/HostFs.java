@@ -1,10 +1,18 @@
 package io.nodelabeller.source;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -12,8 +20,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The host's file system as seen under the host root ({@code --host-root}, "/" by default). Every host path
@@ -65,9 +71,9 @@ public final class HostFs {
      * The file as UTF-8 text to read line by line (for files that can be large, read only as far as needed);
      * throws when it is missing, unreadable or not a regular file. The caller closes it.
      */
-    public java.io.BufferedReader reader(String hostPath) throws IOException {
+    public BufferedReader reader(String hostPath) throws IOException {
         // InputStreamReader replaces malformed bytes, as reading the whole file does (a strict decoder would throw)
-        return new java.io.BufferedReader(new java.io.InputStreamReader(open(hostPath), StandardCharsets.UTF_8));
+        return new BufferedReader(new InputStreamReader(open(hostPath), StandardCharsets.UTF_8));
     }
 
     /** The file's bytes as a stream (e.g. to decompress); throws as {@link #reader} does. The caller closes it. */
@@ -146,7 +152,7 @@ public final class HostFs {
         if (WARNED.size() < 1000 && WARNED.add(file)) {
             LOG.warn("{}: {}", file, reason);
         }
-        throw new java.nio.file.FileSystemException(file.toString(), null, reason);
+        throw new FileSystemException(file.toString(), null, reason);
     }
 
     /**
@@ -154,13 +160,13 @@ public final class HostFs {
      * denied", "a FIFO, socket or device, not a regular file: not read", or the first line of the message.
      */
     public static String reason(Exception e) {
-        if (e instanceof java.nio.file.NoSuchFileException) {
+        if (e instanceof NoSuchFileException) {
             return "no such file";
         }
-        if (e instanceof java.nio.file.AccessDeniedException) {
+        if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
-        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+        if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason();
         }
         String m = e.getMessage();

@@ -1,9 +1,9 @@
 package io.nodelabeller.source.cpu;
 
-import java.io.IOException;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source.Warnings;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -65,23 +65,23 @@ final class CpuSysfs {
         if (!host.isDirectory(dir)) {
             return out;
         }
-        Optional<String> status;
+        String status;
         try {
-            status = Optional.of(host.read(dir + "/status").trim());
+            status = host.read(dir + "/status").trim();
         } catch (IOException | RuntimeException e) {
             warnings.warn("cpu.pstate: cannot read " + dir + "/status (" + HostFs.reason(e) + ")");
             return out;
         }
-        if (status.get().equals("off")) {
+        if (status.equals("off")) {
             return out;
         }
-        out.put("status", status.get());
+        out.put("status", status);
         try {
             out.put("turbo", Boolean.toString(host.read(dir + "/no_turbo").trim().startsWith("0")));
         } catch (IOException | RuntimeException e) {
             warnings.warn("cpu.pstate: cannot read " + dir + "/no_turbo (" + HostFs.reason(e) + "), turbo left out");
         }
-        if (!status.get().equals("active")) {
+        if (!status.equals("active")) {
             return out;
         }
         if (!host.isDirectory(CPU_DIR + "/cpufreq")) {

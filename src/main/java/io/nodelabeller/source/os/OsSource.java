@@ -1,10 +1,10 @@
 package io.nodelabeller.source.os;
 
-import java.io.IOException;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
