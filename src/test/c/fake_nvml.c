@@ -1,6 +1,6 @@
 /*
- * A fake libnvidia-ml.so.1 for node-labeller's tests (SPEC §7): it exports the NVML symbols the Java
- * binding uses, with the x86-64 struct layouts of reference/nvml.md §1.3, and answers from a text file.
+ * A fake libnvidia-ml.so.1 for node-labeller's tests: it exports the NVML symbols the Java
+ * binding uses, with the x86-64 struct layouts of NVIDIA's nvml.h, and answers from a text file.
  *
  * Configuration: "fake-nvml.conf" in the directory this library was loaded from, re-read by every
  * nvmlInit_v2 that takes the reference count from 0 to 1 (so a test can change the answers between two

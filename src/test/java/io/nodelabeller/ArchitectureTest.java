@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Dependencies between the pipeline's packages point one way (DEVELOPERS.md): the model and the NVML binding
+ * Dependencies between the pipeline's packages point one way (docs/development.md): the model and the NVML binding
  * depend on nothing of ours, sources never reach publishing, nothing imports cli. Read from the source files.
  */
 class ArchitectureTest {

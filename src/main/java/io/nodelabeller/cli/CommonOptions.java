@@ -13,7 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Options every command takes (SPEC §3). */
+/** Options every command takes. */
 final class CommonOptions {
 
     @Option(names = "--config", paramLabel = "FILE", description = "Config file (YAML). Without it the defaults apply.")

@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Options of the commands that talk to Kubernetes: run, once, prune (SPEC §3). Picocli reflects on this class
+ * Options of the commands that talk to Kubernetes: run, once, prune. Picocli reflects on this class
  * (and on every command) at start-up, for print too, so it names no fabric8 type: the client is made by
  * {@link Outputs#client(KubeOptions)}.
  */

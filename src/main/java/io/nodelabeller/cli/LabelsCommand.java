@@ -53,7 +53,7 @@ final class LabelsCommand implements Callable<Integer> {
         sb.append("when this file differs from what the command prints. Regenerate it with\n\n");
         sb.append("```sh\n").append(REGENERATE).append("\n```\n\n");
         sb.append("In a key, `<...>` stands for a part that depends on the host or the config (a CPU flag, PCI ids, a MIG\n");
-        sb.append("profile...). *Source* is the source a label is tied to (README: \"Never removing on uncertainty\");\n");
+        sb.append("profile...). *Source* is the source a label is tied to (docs/operations.md: \"Never removing on uncertainty\");\n");
         sb.append("*from* is where the value is read: a host file under `--host-root`, an NVML call or a config key.\n");
         sb.append("Sections are labelers, in merge order: a later labeler's label replaces an earlier one's of the same key.\n");
         docs.forEach((labeler, list) -> {

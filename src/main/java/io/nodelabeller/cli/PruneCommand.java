@@ -12,7 +12,7 @@ import picocli.CommandLine.Mixin;
 
 import java.util.concurrent.Callable;
 
-/** {@code prune}: removes every owned label and the ownership annotation from the node (uninstall, SPEC §6). */
+/** {@code prune}: removes every owned label and the ownership annotation from the node (uninstall). */
 @Command(name = "prune", mixinStandardHelpOptions = true,
         description = "Remove every label node-labeller owns, and its annotation, from the node (uninstall).")
 final class PruneCommand implements Callable<Integer> {

@@ -60,7 +60,7 @@ final class Publishing implements AutoCloseable {
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
-        // restart whose first discovery has a failing source removes nothing (SPEC §6).
+        // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
         Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names())
                 .withPrevious(outputs.ownedOnNode());
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),

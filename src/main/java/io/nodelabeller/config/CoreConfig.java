@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * {@code core:} — NFD worker's core settings, plus the label namespace controls of SPEC §4.1. Every key of
- * NFD's {@code core} is accepted; what each means for node-labeller is in the README ("NFD core keys").
+ * {@code core:} — NFD worker's core settings, plus node-labeller's label namespace controls. Every key of
+ * NFD's {@code core} is accepted; what each means for node-labeller is in docs/configuration.md ("NFD worker keys, one by one").
  *
  * @param sleepInterval     time between cycles of {@code run}
  * @param featureSources    which sources run ("all", names, "-name" removes one)

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * {@code core.klog:} — NFD's klog logging flags. Accepted so that an existing nfd-worker.conf loads, checked
- * for type, and otherwise ignored: node-labeller logs through SLF4J/Logback (see the README).
+ * for type, and otherwise ignored: node-labeller logs through SLF4J/Logback (docs/configuration.md, NFD worker keys).
  */
 final class KlogConfig {
 

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Settings that come from the command line rather than the config file (SPEC §3).
+ * Settings that come from the command line rather than the config file.
  *
  * @param hostRoot           the directory under which every host path is read ("/" by default)
  * @param nvmlLibrary        the NVML library to load, or null for {@code libnvidia-ml.so.1} from the search path

@@ -1,7 +1,7 @@
 package io.nodelabeller.config;
 
 /**
- * {@code publish:} — where and how labels are written (SPEC §6).
+ * {@code publish:} — where and how labels are written.
  *
  * @param node        patch the agent's own Node (default true)
  * @param staleAfter  cycles a failed source's labels are kept before they may be removed (default 3)

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One cycle (SPEC §2): discover every enabled source, label, apply {@link Retention}, and hand the result to
+ * One cycle: discover every enabled source, label, apply {@link Retention}, and hand the result to
  * every publisher. Nothing a source, labeler or publisher does ends the cycle early or escapes it: a failing
  * publisher is logged, counted and retried at the next cycle, the others still publish. Runs are serialised.
  */

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs the cycle with Quartz: one durable job in a RAM job store, one worker thread, marked
- * {@link DisallowConcurrentExecution} so that cycles never overlap (SPEC §2) even when fired by hand. The first
+ * {@link DisallowConcurrentExecution} so that cycles never overlap even when fired by hand. The first
  * cycle starts at once; each cycle, when done, schedules the next one {@code interval} plus a random jitter
  * later, so that the DaemonSet's pods drift apart instead of patching their Nodes in step, and a slow cycle
  * never causes a burst of catch-up runs. An interval of zero runs the cycle once.

@@ -6,7 +6,7 @@ import io.nodelabeller.feature.SourceStatus;
 
 /**
  * What one discovery says about NVML, for the {@code node_labeller_nvml_up} gauge and the device plugin's
- * {@code flags.failOnInitError} (SPEC §4.3.3).
+ * {@code flags.failOnInitError}.
  *
  * @param ran     the nvidia source ran and reported an NVML status ({@code nvidia.nvml.status})
  * @param up      that status is {@code ok}: the library loaded and {@code nvmlInit_v2} succeeded

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * "Never remove a label on uncertainty" (SPEC §6): decides, cycle by cycle, which labels of the previous
+ * "Never remove a label on uncertainty": decides, cycle by cycle, which labels of the previous
  * cycle are kept although this cycle's labelling no longer produced them. Immutable; {@link #next} returns the
  * state for the following cycle with the labels to publish.
  *

@@ -1,7 +1,7 @@
 package io.nodelabeller.feature;
 
 /**
- * What counts as an NVIDIA GPU on the PCI bus (SPEC §4.3.1): vendor {@code 10de}, class {@code 0300} (VGA) or
+ * What counts as an NVIDIA GPU on the PCI bus: vendor {@code 10de}, class {@code 0300} (VGA) or
  * {@code 0302} (3D controller). One definition for the presence label, the NVML state and the nvidia source.
  */
 public final class NvidiaPci {

@@ -16,7 +16,7 @@ public record Snapshot(Features features, SortedMap<String, SourceStatus> status
         return new Snapshot(features, new TreeMap<>(statuses));
     }
 
-    /** The sources that ran and failed (their previous labels should be kept, see SPEC §6). */
+    /** The sources that ran and failed (their previous labels should be kept). */
     public Set<String> failedSources() {
         java.util.TreeSet<String> failed = new java.util.TreeSet<>();
         statuses.forEach((name, status) -> {

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The validity rules every label passes (SPEC §4.1): Kubernetes' qualified-name and label-value syntax, and
+ * The validity rules every label passes: Kubernetes' qualified-name and label-value syntax, and
  * the namespace policy (kubernetes.io and k8s.io denied except the NFD namespaces; extra allowed and denied
  * namespaces from config), and the control keys of other components, which no labeller may write. The single
  * place where a label is judged.

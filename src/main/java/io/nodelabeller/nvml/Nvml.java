@@ -10,7 +10,7 @@ import java.util.concurrent.Semaphore;
  * One NVML session: {@code nvmlInit_v2} on {@link #open}, {@code nvmlShutdown} and unloading of the library on
  * {@link #close}, so use it with try-with-resources. Every failing call throws {@link NvmlException} with the
  * return code and NVML's {@code nvmlErrorString}. Opening a session per discovery is what lets a driver that
- * was not ready at start-up be found later (GFD gives up until restarted; SPEC §4.3.2 fix).
+ * was not ready at start-up be found later (GFD gives up until restarted).
  *
  * <p>One session at a time per process: {@link #open} waits for the previous one to be closed, because closing
  * unloads the library that another session would still be calling.

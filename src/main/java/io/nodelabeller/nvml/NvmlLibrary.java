@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The raw JNA binding: exactly the NVML symbols of SPEC §7, under their real exported names (the {@code _v2} /
+ * The raw JNA binding: exactly the NVML symbols node-labeller needs (docs/gpu.md lists them), under their real exported names (the {@code _v2} /
  * {@code _v3} names that {@code nvml.h}'s macros map to, which a dlsym caller must ask for itself). Every method
  * returns the {@code nvmlReturn_t} code unchanged; {@link Nvml} is the safe face over it.
  *
@@ -25,7 +25,7 @@ import java.util.Map;
  * <p>JNA itself needs its native dispatch library, which it unpacks from its jar into {@code jna.tmpdir}
  * (else {@code $XDG_CACHE_HOME/JNA/temp}, else {@code java.io.tmpdir}). On a read-only root file system point
  * {@code -Djna.tmpdir} at a writable directory, or {@code -Djna.boot.library.path} (with {@code -Djna.nosys=false})
- * at a pre-installed {@code libjnidispatch.so}; see the README. A failure there is reported like a missing NVML.
+ * at a pre-installed {@code libjnidispatch.so}; see docs/gpu.md ("Read-only root file system"). A failure there is reported like a missing NVML.
  */
 public final class NvmlLibrary implements AutoCloseable {
 

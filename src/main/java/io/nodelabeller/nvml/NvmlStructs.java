@@ -3,8 +3,8 @@ package io.nodelabeller.nvml;
 import com.sun.jna.Structure;
 
 /**
- * The NVML structs the binding passes by reference, laid out as NVIDIA's {@code nvml.h} on x86-64 (SPEC §7,
- * reference/nvml.md §1.3). JNA's default alignment is gcc's, so plain fields in header order give the same
+ * The NVML structs the binding passes by reference, laid out as NVIDIA's {@code nvml.h} on x86-64.
+ * JNA's default alignment is gcc's, so plain fields in header order give the same
  * offsets; {@code NvmlStructsTest} checks every size and offset against gcc's answers from the fake library.
  * Fields are public because JNA reads and writes them reflectively.
  */

@@ -17,7 +17,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 
 /**
- * Writes the labels as a features.d file ({@code key=value} lines, SPEC §6) for NFD's local source. The file is
+ * Writes the labels as a features.d file ({@code key=value} lines) for NFD's local source. The file is
  * replaced atomically: written to a hidden temporary file in the same directory (NFD skips hidden files), then
  * renamed over the old one, so a reader sees the old or the new content, never half of it. It is rewritten only
  * when its content would change, and never deleted, also not on exit (labels survive a restart).

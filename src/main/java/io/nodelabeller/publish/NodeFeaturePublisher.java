@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Writes the labels into an NFD {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1}, SPEC §6), for
+ * Writes the labels into an NFD {@code NodeFeature} object ({@code nfd.k8s-sigs.io/v1alpha1}), for
  * clusters that keep nfd-master as the writer of Node labels. The object is named after the node (or as
  * configured), carries the label {@code nfd.node.kubernetes.io/node-name: <node>} by which nfd-master finds it,
  * and holds our labels in {@code spec.labels} and the discovered features in {@code spec.features} (NFD's format,

@@ -18,7 +18,7 @@ import java.util.Random;
 import java.util.SortedMap;
 
 /**
- * Writes the labels onto the agent's own Node (SPEC §6): one JSON Patch, only when something differs, touching
+ * Writes the labels onto the agent's own Node: one JSON Patch, only when something differs, touching
  * only the labels it owns ({@link NodePatch}). The node is known from a watch ({@link NodeView}), so a cycle
  * with nothing to change sends no request at all.
  *

@@ -4,7 +4,7 @@ import io.nodelabeller.feature.Features;
 
 /**
  * Reads one part of the host and returns typed features keyed {@code <name>.<feature>}. A source never
- * talks to Kubernetes and never produces labels (SPEC §2).
+ * talks to Kubernetes and never produces labels.
  *
  * <p>Throw when the source as a whole cannot be discovered (its labels are then kept from the last good
  * cycle); call {@link Warnings#warn} for a problem that only costs one feature or one device.

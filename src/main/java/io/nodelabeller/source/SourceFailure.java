@@ -5,7 +5,7 @@ import io.nodelabeller.feature.Features;
 /**
  * A source could not discover what it is for, but knows why: {@link #known()} holds the features that say so
  * (for example {@code nvidia.nvml.status=unavailable} and NVML's error). Discovery keeps those features and marks
- * the source failed, so the labels it produced before are kept (SPEC §6: never remove on uncertainty) while
+ * the source failed, so the labels it produced before are kept (never remove on uncertainty) while
  * labelers can still tell the operator why.
  */
 public final class SourceFailure extends Exception {

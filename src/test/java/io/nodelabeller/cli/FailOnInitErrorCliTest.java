@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The device plugin's {@code flags.failOnInitError} (SPEC §4.3.3) on the command line, with the fake
+ * The device plugin's {@code flags.failOnInitError} on the command line, with the fake
  * libnvidia-ml answering {@code nvmlInit_v2} with 9 (driver not loaded) and the features.d output only.
  */
 class FailOnInitErrorCliTest {

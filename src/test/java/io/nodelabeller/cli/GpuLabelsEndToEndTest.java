@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The whole chain for GPU labels: the fake libnvidia-ml (C, built by the test phase) → the real JNA binding →
  * the nvidia source → the GPU labelers → {@code print}. Expected values are GFD's for the same NVML answers
- * (reference/gfd.md §1, §2), on the DGX A100 fake host (8 × A100-SXM4-80GB, class 0302).
+ * (GFD's internal/lm labelers), on the DGX A100 fake host (8 × A100-SXM4-80GB, class 0302).
  */
 class GpuLabelsEndToEndTest {
 

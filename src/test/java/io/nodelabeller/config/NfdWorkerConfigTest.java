@@ -193,4 +193,29 @@ class NfdWorkerConfigTest {
                 c.sources().custom().stream().map(io.nodelabeller.config.rules.Rule::name).toList());
         assertEquals(Config.DEFAULT.core().ownerRefs(), c.core().ownerRefs());
     }
+
+    /** The example says it shows every default: each section it sets equals the built-in default. */
+    @Test
+    void theExampleConfigShowsEveryDefault() throws Exception {
+        Config c = ConfigLoader.parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
+        assertEquals(Config.DEFAULT.core(), c.core());
+        assertEquals(Config.DEFAULT.sources().withMoreRules(c.sources().custom()), c.sources());
+        assertEquals(Config.DEFAULT.publish(), c.publish());
+        assertEquals(Config.DEFAULT.daemon(), c.daemon());
+        assertEquals(Config.DEFAULT.devicePlugin(), c.devicePlugin());
+        // and it shows them: every section and key is written out, not left to its default
+        com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
+                .readTree(java.nio.file.Path.of("config/example.yaml").toFile());
+        assertEquals(List.of("pci", "usb", "kernel", "cpu", "local", "custom"), fieldNames(tree.get("sources")));
+        assertEquals(List.of("sleepInterval", "featureSources", "labelSources", "labelWhiteList", "extraLabelNs",
+                "denyLabelNs", "noPublish", "ownerRefs", "noPublishFeatures", "klog", "customRulesDir", "sourceTimeout"),
+                fieldNames(tree.get("core")));
+        assertEquals(List.of("node", "staleAfter", "nodeFeature", "featuresFile"), fieldNames(tree.get("publish")));
+    }
+
+    private static List<String> fieldNames(com.fasterxml.jackson.databind.JsonNode n) {
+        List<String> out = new java.util.ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
 }

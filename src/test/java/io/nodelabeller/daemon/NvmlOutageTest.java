@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A driver reload or upgrade makes NVML fail on a node whose GPUs are still on the PCI bus: the GPU labels
  * workloads select on must not vanish at the next cycle. They are kept for staleAfter cycles like any failed
- * source's (SPEC §6), gpu.present (from PCI) stays throughout, and they come back when NVML answers again.
+ * source's (never removed on uncertainty), gpu.present (from PCI) stays throughout, and they come back when NVML answers again.
  */
 class NvmlOutageTest {
 

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** flags.failOnInitError in the cycle (SPEC §4.3.3) and the node_labeller_nvml_up gauge. */
+/** flags.failOnInitError in the cycle (the device plugin's meaning) and the node_labeller_nvml_up gauge. */
 class NvmlStateTest {
 
     /** The nvidia source's answer: {@code nvidia.nvml.status} ok, or unavailable with NVML's error. */

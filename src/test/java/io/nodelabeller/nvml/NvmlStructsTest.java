@@ -12,7 +12,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The JNA structs have the sizes of SPEC §7 and the same field offsets as gcc gives the C structs. */
+/** The JNA structs have the sizes of NVIDIA's {@code nvml.h} on x86-64 and the same field offsets as gcc gives the C structs. */
 class NvmlStructsTest {
 
     @TempDir

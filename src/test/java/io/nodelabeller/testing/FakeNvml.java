@@ -84,7 +84,7 @@ public final class FakeNvml {
     }
 
     /*
-     * Profile sets shaped after `nvidia-smi mig -lgip` listings (reference/nvml.md §5.3): profile indexes and ids
+     * Profile sets shaped after `nvidia-smi mig -lgip` listings (NVIDIA MIG user guide): profile indexes and ids
      * as NVML has them (0 = 1_SLICE, 1 = 2_SLICE, 2 = 3_SLICE, 3 = 4_SLICE, 4 = 7_SLICE, 7 = 1_SLICE_REV1 "+me",
      * 9 = 1_SLICE_REV2), memory in MiB from the listings' GiB column; SM/engine counts as listed there (A100-40GB's
      * also match go-nvml's mock), good enough for a fake.

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 
 /**
  * A GPU node described the way one talks about it ("8 × A100-40GB, MIG 1g.5gb ×7 on each, driver 550.54.15"),
- * turned into the features the nvidia and pci sources produce (NVIDIA-CONTRACT.md). The same layouts can feed a
+ * turned into the features the nvidia and pci sources produce (docs/gpu.md). The same layouts can feed a
  * fake NVML library, so a label test and an NVML test can share their nodes.
  *
  * @param nvmlError null when NVML works; otherwise the error of an unavailable NVML

@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * NFD's PCI test tree {@code testdata/source/pci/rootfs-1} (reference/nfd.md §2.5), written into a directory:
+ * NFD's PCI test tree {@code testdata/source/pci/rootfs-1}, written into a directory:
  * 11 device directories, of which {@code 0000:00:1f.2} has no vendor file.
  */
 public final class NfdPciRootfs1 {

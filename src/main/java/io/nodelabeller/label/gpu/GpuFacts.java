@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The nvidia and pci features the GPU labelers read (NVIDIA-CONTRACT.md), parsed once per cycle into plain
+ * The nvidia and pci features the GPU labelers read (docs/gpu.md), parsed once per cycle into plain
  * values. GPUs that could not be queried, and the display-only "DGX Display" devices GFD skips, are set aside:
  * only {@link #gpus()} feed the labels.
  *

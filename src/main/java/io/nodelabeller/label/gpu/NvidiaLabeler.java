@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code nvidia.com/*} labels (SPEC §4.3, GFD-compatible): small labelers merged in GFD's order. Reads the
+ * The {@code nvidia.com/*} labels (GFD-compatible): small labelers merged in GFD's order. Reads the
  * {@code nvidia.*} features of the nvidia source and the {@code pci.device} instances.
  *
  * <ul>

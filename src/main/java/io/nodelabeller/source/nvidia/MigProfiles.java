@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * MIG profile names as NVIDIA's tools print them (reference/nvml.md §5): {@code <g>g.<GB>gb} when the compute
+ * MIG profile names as NVIDIA's tools print them (NVIDIA's MIG user guide): {@code <g>g.<GB>gb} when the compute
  * instance uses the whole GPU instance, else {@code <c>c.<g>g.<GB>gb}, plus the GPU-instance profile's attribute
  * suffix ({@code +me}, {@code +me.all}, {@code +gfx}, {@code -me}).
  *

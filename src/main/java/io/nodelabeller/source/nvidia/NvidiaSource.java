@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * NVIDIA GPUs through NVML (NVIDIA-CONTRACT.md): {@code nvidia.nvml} (status, driver, CUDA, count),
+ * NVIDIA GPUs through NVML (docs/gpu.md): {@code nvidia.nvml} (status, driver, CUDA, count),
  * {@code nvidia.gpu} and {@code nvidia.mig} instances, {@code nvidia.machine}. Beyond the contract, a GPU's
  * {@code fabric.status} (the fabric registration's own return code) is given with its other fabric values. Each discovery opens its own NVML
  * session (init … shutdown), so a driver that comes up later is found on the next cycle.

@@ -56,7 +56,7 @@ class MemoryStorageNetworkLabelerTest {
         assertEquals(List.of("storage-nonrotationaldisk"), keys(labels));
         assertTrue(labels.get(0).evidence().endsWith(gpu.path("/sys/block") + "/{md0, md1, nvme0n1, nvme1n1, nvme2n1, nvme3n1, "
                 + "nvme4n1, nvme5n1}/queue/rotational"), labels.get(0).evidence());
-        // loop and zram devices count, as in NFD (reference/nfd.md §10.16): the VM's only disk spins
+        // loop and zram devices count, as in NFD (source/storage/storage.go lists every /sys/block entry): the VM's only disk spins
         assertEquals(List.of("storage-nonrotationaldisk"),
                 keys(new StorageLabeler().labels(new StorageSource().discover(Hosts.fs("cloud-vm"), m -> { }))));
         assertEquals(List.of(), keys(new StorageLabeler().labels(new StorageSource().discover(Hosts.fs("hostile"), m -> { }))));

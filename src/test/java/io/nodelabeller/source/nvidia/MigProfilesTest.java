@@ -10,7 +10,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** MIG profile naming, with the worked examples of reference/nvml.md §5.1 (GPU total and GI memory as NVML gives them). */
+/** MIG profile naming, with worked examples from NVIDIA's MIG user guide profile tables (GPU total and GI memory as NVML gives them). */
 class MigProfilesTest {
 
     private static final long MIB = 1024 * 1024;

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The nvidia source over the real binding and the fake NVML: every feature of NVIDIA-CONTRACT.md. */
+/** The nvidia source over the real binding and the fake NVML: every feature of the nvidia source (docs/gpu.md). */
 class NvidiaSourceTest {
 
     @TempDir
