@@ -47,6 +47,9 @@ class ArchitectureTest {
                     continue;
                 }
                 String text = Files.readString(file);
+                if (!pkg.equals("cli") && text.contains("System.getenv")) {
+                    violations.add(file + " reads the environment (only cli may: its Environment hands values down)");
+                }
                 Matcher m = IMPORT.matcher(text);
                 while (m.find()) {
                     String target = m.group(1);

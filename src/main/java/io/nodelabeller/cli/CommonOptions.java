@@ -55,6 +55,7 @@ final class CommonOptions {
             throw new ParameterException(command.commandLine(), "--host-root " + hostRoot + ": "
                     + (Files.exists(hostRoot) ? "not a directory" : "no such directory"));
         }
-        return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources);
+        return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources,
+                Environment.of(command).get(Environment.NODE_NAME));
     }
 }

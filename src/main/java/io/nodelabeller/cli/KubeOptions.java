@@ -15,7 +15,7 @@ import java.nio.file.Path;
  */
 final class KubeOptions {
 
-    @Option(names = "--node-name", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
+    @Option(names = "--node-name", paramLabel = "NAME",
             description = "The node this agent runs on. Default: the NODE_NAME environment variable.")
     String nodeName;
 

@@ -20,13 +20,35 @@ public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    private final Environment environment;
+
+    Main(Environment environment) {
+        this.environment = environment;
+    }
+
+    public Main() {
+        this(Environment.system());
+    }
+
+    Environment environment() {
+        return environment;
+    }
+
     public static void main(String[] args) {
         System.exit(execute(args));
     }
 
-    /** Runs the command line and returns the exit code (tests call this). */
+    /** Runs the command line in this process's environment and returns the exit code. */
     public static int execute(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        return execute(Environment.system(), args);
+    }
+
+    /** Runs the command line with {@code environment} as its environment variables (tests choose their own). */
+    static int execute(Environment environment, String... args) {
+        CommandLine cl = new CommandLine(new Main(environment));
+        // --node-name defaults to NODE_NAME of this environment (picocli's ${env:} would read the process's)
+        cl.setDefaultValueProvider(arg -> arg instanceof CommandLine.Model.OptionSpec o
+                && o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME)) : null);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("node-labeller: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return FAILURE;
@@ -42,6 +64,10 @@ public final class Main implements Runnable {
         CommandLine.UnmatchedArgumentException.printSuggestions(e, cmd.getErr());
         cmd.getErr().println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
         return USAGE;
+    }
+
+    private static String emptyToNull(String s) {
+        return s.isEmpty() ? null : s;
     }
 
     @Override

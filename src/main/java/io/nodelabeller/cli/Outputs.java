@@ -51,7 +51,8 @@ final class Outputs implements AutoCloseable {
      * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
      * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
      */
-    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Metrics metrics) throws Unavailable {
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Environment env, Metrics metrics)
+            throws Unavailable {
         boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
         boolean kubernetes = wantsKubernetes && !core.noPublish();
         if (!wantsKubernetes && config.featuresFile().isEmpty()) {
@@ -73,8 +74,9 @@ final class Outputs implements AutoCloseable {
             }
             if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
-                        System.getenv("POD_NAMESPACE")), config.nodeFeature().name(),
-                        kube.nodeName, core.ownerRefs(), core.noPublishFeatures(), OwnerRefs.Pod.fromEnv()));
+                        env.get(Environment.POD_NAMESPACE)), config.nodeFeature().name(), kube.nodeName,
+                        core.ownerRefs(), core.noPublishFeatures(),
+                        new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID))));
             }
             if (wantsKubernetes && !kubernetes) {
                 out.add(new DryRunPublisher());

@@ -54,7 +54,7 @@ final class Publishing implements AutoCloseable {
         Metrics metrics = new Metrics();
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.core(), config.publish(), kube, metrics);
+            outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics);
         } catch (Outputs.Unavailable e) {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);

@@ -11,15 +11,24 @@ import java.util.List;
  * @param devicePluginConfig the NVIDIA device plugin's config file, or null
  * @param noTimestamp        leave out {@code nvidia.com/gfd.timestamp}
  * @param sources            overrides {@code core.featureSources} when not null
+ * @param nodeName           the node the agent runs on, "" when unknown (NFD's {@code system.name.nodename})
  */
 public record Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp,
-                      List<String> sources) {
+                      List<String> sources, String nodeName) {
+
+    public Options {
+        nodeName = nodeName == null ? "" : nodeName;
+    }
+
+    public Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp, List<String> sources) {
+        this(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources, "");
+    }
 
     public static Options defaults() {
         return new Options(Path.of("/"), null, null, false, null);
     }
 
     public Options withHostRoot(Path root) {
-        return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources);
+        return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName);
     }
 }

@@ -28,18 +28,9 @@ public final class OwnerRefs {
 
     private static final Logger LOG = LoggerFactory.getLogger(OwnerRefs.class);
 
-    /** The agent's own pod, from the downward API; {@link #NONE} when not in a pod. */
+    /** The agent's own pod (the downward API's {@code metadata.name} and {@code uid}); {@link #NONE} when not in a pod. */
     public record Pod(String name, String uid) {
         public static final Pod NONE = new Pod("", "");
-
-        public static Pod fromEnv() {
-            return new Pod(env("POD_NAME"), env("POD_UID"));
-        }
-
-        private static String env(String name) {
-            String v = System.getenv(name);
-            return v == null ? "" : v.trim();
-        }
 
         boolean known() {
             return !name.isEmpty() && !uid.isEmpty();

@@ -31,13 +31,14 @@ public final class Sources {
     static {
         CATALOG.put("cpu", (c, o) -> new CpuSource());
         CATALOG.put("kernel", (c, o) -> new KernelSource(c.sources().kernel()));
-        CATALOG.put("system", (c, o) -> new OsSource(System.getenv("NODE_NAME")));
+        CATALOG.put("system", (c, o) -> new OsSource(o.nodeName()));
         CATALOG.put("pci", (c, o) -> new PciSource());
         CATALOG.put("usb", (c, o) -> new UsbSource());
         CATALOG.put("memory", (c, o) -> new MemorySource());
         CATALOG.put("storage", (c, o) -> new StorageSource());
         CATALOG.put("network", (c, o) -> new NetworkSource());
-        CATALOG.put("local", (c, o) -> new LocalSource(Clock.systemUTC(), c.publish().featuresFile()));
+        CATALOG.put("local", (c, o) -> new LocalSource(Clock.systemUTC(),
+                c.publish().featuresFile().isEmpty() ? null : java.nio.file.Path.of(c.publish().featuresFile())));
         CATALOG.put("nvidia", (c, o) -> new NvidiaSource(o));
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -19,7 +20,16 @@ class CliTest {
     public record Result(int code, String out, String err) {
     }
 
+    /**
+     * Runs the CLI with an empty environment: what a test sees does not depend on the machine it runs on (a CI
+     * runner that is itself a pod has NODE_NAME, POD_NAMESPACE, ...).
+     */
     public static Result run(String... args) {
+        return runWith(Map.of(), args);
+    }
+
+    /** Runs the CLI with {@code env} as its environment variables. */
+    public static Result runWith(Map<String, String> env, String... args) {
         PrintStream oldOut = System.out;
         PrintStream oldErr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -27,7 +37,7 @@ class CliTest {
         try {
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = Main.execute(args);
+            int code = Main.execute(new Environment(env), args);
             return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(oldOut);

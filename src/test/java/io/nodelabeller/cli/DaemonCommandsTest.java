@@ -17,12 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** run, once and prune on the command line: exit codes and what they refuse. */
 class DaemonCommandsTest {
@@ -52,6 +54,37 @@ class DaemonCommandsTest {
                 content.substring(content.indexOf('\n') + 1), "the file holds exactly what print shows");
     }
 
+    /**
+     * publish.featuresFile is a path of the agent's file system; the local source must recognise that file under
+     * --host-root too and not read it back. It once did not: repeated runs flipped the file between its full
+     * content and the header alone.
+     */
+    @Test
+    void repeatedOnceRunsKeepTheFeaturesFileUnderTheHostRoot() throws Exception {
+        Path root = tmp.resolve("host");
+        Files.createDirectories(root.resolve("proc/sys/kernel"));
+        Files.writeString(root.resolve("proc/sys/kernel/osrelease"), "5.15.0-91-generic\n");
+        Path featuresD = Files.createDirectories(root.resolve("etc/kubernetes/node-feature-discovery/features.d"));
+        Files.writeString(featuresD.resolve("team"), "team=ml\n");
+        Path out = featuresD.resolve("node-labeller");
+        Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
+        List<String> contents = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", root.toString(),
+                    "--sources", "kernel,local");
+            assertEquals(0, r.code(), r.err());
+            contents.add(Files.readString(out));
+        }
+        assertTrue(contents.get(0).contains("feature.node.kubernetes.io/kernel-version.full=5.15.0-91-generic\n"),
+                contents.get(0));
+        assertFalse(contents.get(0).contains("team="), "labels from features.d files are not written back");
+        assertEquals(List.of(contents.get(0), contents.get(0), contents.get(0)), contents);
+        // and print on that host shows the local label once, next to the kernel's
+        String printed = CliTest.run("print", "--config", cfg.toString(), "--host-root", root.toString(),
+                "--sources", "kernel,local").out();
+        assertTrue(printed.contains("feature.node.kubernetes.io/team=ml"), printed);
+    }
+
     @Test
     void onceExitsOneWhenAnOutputFails() throws Exception {
         Path out = tmp.resolve("no-such-dir").resolve("features");
@@ -75,7 +108,6 @@ class DaemonCommandsTest {
 
     @Test
     void aNodeNameIsRequiredToPublishToKubernetes() {
-        assumeTrue(System.getenv("NODE_NAME") == null, "NODE_NAME is set in this environment");
         for (String cmd : new String[] {"run", "once", "prune"}) {
             CliTest.Result r = CliTest.run(cmd, "--host-root", host());
             assertEquals(2, r.code(), cmd);
@@ -150,6 +182,28 @@ class DaemonCommandsTest {
             Map<String, String> labels = (Map<String, String>) ((Map<String, Object>) nf.getAdditionalProperties()
                     .get("spec")).get("labels");
             assertTrue(labels.containsKey("feature.node.kubernetes.io/kernel-version.major"), labels.toString());
+        } finally {
+            server.destroy();
+        }
+    }
+
+    /** The downward API's variables, as the DaemonSet sets them, reach the outputs through the command line alone. */
+    @Test
+    void theEnvironmentNamesTheNodeThePodAndTheNamespace() throws Exception {
+        KubernetesMockServer server = crudServer();
+        try (KubernetesClient client = server.createClient()) {
+            Path kubeconfig = kubeconfigFor(client);
+            Path cfg = config("core:\n  ownerRefs: [pod]\npublish:\n  node: false\n  nodeFeature:\n    enabled: true\n");
+            CliTest.Result r = CliTest.runWith(Map.of("NODE_NAME", "worker-3", "POD_NAMESPACE", "gpu-infra",
+                            "POD_NAME", "node-labeller-x7k2p", "POD_UID", "0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e01"),
+                    "once", "--config", cfg.toString(), "--host-root", host(), "--kubeconfig", kubeconfig.toString());
+            assertEquals(0, r.code(), r.err());
+            GenericKubernetesResource nf = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature")
+                    .withPlural("nodefeatures").withNamespaced(true).build()).inNamespace("gpu-infra").withName("worker-3").get();
+            assertEquals("worker-3", nf.getMetadata().getLabels().get("nfd.node.kubernetes.io/node-name"));
+            assertEquals(List.of("node-labeller-x7k2p/0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e01"),
+                    nf.getMetadata().getOwnerReferences().stream().map(o -> o.getName() + "/" + o.getUid()).toList());
         } finally {
             server.destroy();
         }

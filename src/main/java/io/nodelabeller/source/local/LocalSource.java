@@ -20,7 +20,10 @@ import java.util.Map;
  * {@code # +no-feature}). The file format is in {@link FeatureFile}.
  *
  * <p>The file node-labeller itself writes there ({@code publish.featuresFile}) is not read back: its labels
- * would otherwise come back as local labels and outlive the features that produced them.
+ * would otherwise come back as local labels and outlive the features that produced them. That setting is a path
+ * of the agent's own file system (the publisher writes it there, wherever the host's features.d is mounted), so a
+ * file is recognised as ours when it <em>is</em> that file — same path, or the same file reached through another
+ * mount or link — never by comparing a host path with an agent path.
  */
 public final class LocalSource implements Source {
 
@@ -29,15 +32,16 @@ public final class LocalSource implements Source {
     public static final long MAX_FILE_BYTES = 64 * 1024;
 
     private final Clock clock;
-    private final String ownOutput;
+    private final Path ownOutput;
 
     /**
      * @param clock     decides which {@code # +expiry-time} entries have passed
-     * @param ownOutput host path of the features file node-labeller publishes to ("" when none), skipped
+     * @param ownOutput the features file node-labeller publishes to, as a path of the agent's file system
+     *                  ({@code null} when none): skipped
      */
-    public LocalSource(Clock clock, String ownOutput) {
+    public LocalSource(Clock clock, Path ownOutput) {
         this.clock = clock;
-        this.ownOutput = ownOutput == null || ownOutput.isEmpty() ? "" : Path.of(ownOutput).normalize().toString();
+        this.ownOutput = ownOutput == null ? null : ownOutput.toAbsolutePath().normalize();
     }
 
     @Override
@@ -61,7 +65,7 @@ public final class LocalSource implements Source {
             }
             String hostPath = DIR + "/" + name;
             Path file = host.path(hostPath);
-            if (hostPath.equals(ownOutput) || !Files.isRegularFile(file)) {
+            if (!Files.isRegularFile(file) || isOwnOutput(file)) {
                 continue;
             }
             String text;
@@ -84,5 +88,19 @@ public final class LocalSource implements Source {
         String origin = host.path(DIR).toString();
         b.origin("label", origin).origin("feature", origin);
         return b.build();
+    }
+
+    private boolean isOwnOutput(Path file) {
+        if (ownOutput == null) {
+            return false;
+        }
+        if (file.toAbsolutePath().normalize().equals(ownOutput)) {
+            return true;
+        }
+        try {
+            return Files.isSameFile(file, ownOutput);
+        } catch (IOException e) {
+            return false; // our file does not exist (yet): nothing to skip
+        }
     }
 }

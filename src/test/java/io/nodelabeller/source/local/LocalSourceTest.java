@@ -34,7 +34,7 @@ class LocalSourceTest {
     private final List<String> warnings = new ArrayList<>();
 
     private Features discover(Path root) throws Exception {
-        return new LocalSource(NOW, "").discover(new HostFs(root), warnings::add);
+        return new LocalSource(NOW, null).discover(new HostFs(root), warnings::add);
     }
 
     private Map<String, String> parse(String text) {
@@ -208,9 +208,17 @@ class LocalSourceTest {
         Files.writeString(dir.resolve("node-labeller"), "feature.node.kubernetes.io/pci-0300_10de.present=true\n");
         Files.writeString(dir.resolve("operator"), "pool=a\n");
         HostFs host = new HostFs(tmp);
-        Features f = new LocalSource(NOW, "/" + DIR + "/node-labeller").discover(host, warnings::add);
+        // publish.featuresFile is a path of the agent's file system: here, the file under the host root
+        Features f = new LocalSource(NOW, dir.resolve("node-labeller")).discover(host, warnings::add);
         assertEquals(Map.of("pool", "a"), f.attributes("local.label"));
-        Features all = new LocalSource(NOW, "/var/lib/other").discover(host, warnings::add);
+        // the same file through another path (the container mounts the host's features.d twice)
+        Path link = Files.createSymbolicLink(tmp.resolve("writable-mount"), dir);
+        assertEquals(Map.of("pool", "a"),
+                new LocalSource(NOW, link.resolve("node-labeller")).discover(host, warnings::add).attributes("local.label"));
+        // a host path is not the agent's path: "/etc/.../node-labeller" outside the host root is another file
+        Features hostPath = new LocalSource(NOW, Path.of("/" + DIR + "/node-labeller")).discover(host, warnings::add);
+        assertEquals(2, hostPath.attributes("local.label").size());
+        Features all = new LocalSource(NOW, Path.of("/var/lib/other")).discover(host, warnings::add);
         assertEquals(2, all.attributes("local.label").size());
     }
 }

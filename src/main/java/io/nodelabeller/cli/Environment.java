@@ -1,0 +1,40 @@
+package io.nodelabeller.cli;
+
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.util.Map;
+
+/**
+ * The environment variables node-labeller reads, all of them, read here and nowhere else: the stages below the
+ * command line get plain values. In a DaemonSet the downward API sets them (manifests/base/agent).
+ *
+ * @param vars the process environment ({@link System#getenv()}), or a map a test chooses
+ */
+record Environment(Map<String, String> vars) {
+
+    /** The node the agent runs on: the default of {@code --node-name} and NFD's {@code system.name.nodename}. */
+    static final String NODE_NAME = "NODE_NAME";
+    /** The agent's own pod and namespace: owner references and the namespace of NodeFeature objects. */
+    static final String POD_NAME = "POD_NAME";
+    static final String POD_UID = "POD_UID";
+    static final String POD_NAMESPACE = "POD_NAMESPACE";
+
+    Environment {
+        vars = Map.copyOf(vars);
+    }
+
+    static Environment system() {
+        return new Environment(System.getenv());
+    }
+
+    /** The variable's value, trimmed; "" when unset. */
+    String get(String name) {
+        String v = vars.get(name);
+        return v == null ? "" : v.trim();
+    }
+
+    /** The environment of the {@link Main} that runs {@code spec}'s command. */
+    static Environment of(CommandSpec spec) {
+        return ((Main) spec.root().userObject()).environment();
+    }
+}
