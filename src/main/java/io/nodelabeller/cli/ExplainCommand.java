@@ -32,7 +32,7 @@ final class ExplainCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         for (Label l : result.labels().labels().values()) {
             out.println(l.key() + "=" + l.value());
-            out.println("    source: " + l.source());
+            out.println("    source: " + l.tiedTo());
             if (l.evidence() != null && !l.evidence().isEmpty()) {
                 out.println("    facts:  " + l.evidence());
             }

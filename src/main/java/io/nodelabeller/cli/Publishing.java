@@ -8,7 +8,6 @@ import io.nodelabeller.daemon.Retention;
 import io.nodelabeller.label.Labelers;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
-import io.nodelabeller.source.Sources;
 import picocli.CommandLine;
 
 import java.time.Clock;
@@ -61,7 +60,7 @@ final class Publishing implements AutoCloseable {
         }
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
-        Retention retention = Retention.initial(config.publish().staleAfter(), Sources.names())
+        Retention retention = Retention.initial(config.publish().staleAfter())
                 .withPrevious(outputs.ownedOnNode());
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());

@@ -13,16 +13,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * "Never remove a label on uncertainty": decides, cycle by cycle, which labels of the previous
- * cycle are kept although this cycle's labelling no longer produced them. Immutable; {@link #next} returns the
- * state for the following cycle with the labels to publish.
+ * "Never remove a label on uncertainty": decides, cycle by cycle, which labels of the previous cycle are kept
+ * although this cycle's labelling no longer produced them, or produced them with another value. Immutable;
+ * {@link #next} returns the state for the following cycle with the labels to publish.
  *
- * <p>A label depends on the source its labeler is named after ({@code Label.source()}: built-in labelers carry
- * their source's name). A label whose labeler is not named after a known source (custom rules, which may read
- * features of any source) depends on every source that ran. A missing label is uncertain when a source it
- * depends on failed this cycle; it is then kept for up to {@code staleAfter} consecutive uncertain cycles and
- * removed on the next one. A label is removed at once when every source it depends on succeeded (or was not
- * run at all, i.e. was switched off) and it was not produced again.
+ * <p>A label depends on the sources it was computed from ({@link Label#inputs()}: a built-in labeler's labels on its
+ * own source, {@code nvidia.com/gpu.mode} on the nvidia and pci sources, a custom rule's on any source). When one of
+ * them failed this cycle the label is uncertain: its last value is kept — whether this cycle left it out or gave it
+ * another value — for up to {@code staleAfter} consecutive uncertain cycles, and dropped (or replaced) on the next.
+ * When every input succeeded (or was switched off), this cycle's labels are taken as they are.
  */
 public final class Retention {
 
@@ -35,24 +34,19 @@ public final class Retention {
     }
 
     private final int staleAfter;
-    private final Set<String> sourceNames;
     private final SortedMap<String, Kept> previous;
 
-    private Retention(int staleAfter, Set<String> sourceNames, SortedMap<String, Kept> previous) {
+    private Retention(int staleAfter, SortedMap<String, Kept> previous) {
         this.staleAfter = staleAfter;
-        this.sourceNames = sourceNames;
         this.previous = previous;
     }
 
-    /**
-     * The state before the first cycle: nothing known. {@code sourceNames} are all known source names, so that a
-     * labeler named after a source that did not run is told apart from a labeler that reads many sources.
-     */
-    public static Retention initial(int staleAfter, Collection<String> sourceNames) {
+    /** The state before the first cycle: nothing known. */
+    public static Retention initial(int staleAfter) {
         if (staleAfter < 0) {
             throw new IllegalArgumentException("staleAfter must be >= 0, got " + staleAfter);
         }
-        return new Retention(staleAfter, Set.copyOf(sourceNames), Collections.emptySortedMap());
+        return new Retention(staleAfter, Collections.emptySortedMap());
     }
 
     /**
@@ -62,8 +56,9 @@ public final class Retention {
      */
     public Retention withPrevious(Map<String, String> current) {
         SortedMap<String, Kept> state = new TreeMap<>(previous);
-        current.forEach((k, v) -> state.putIfAbsent(k, new Kept(Label.of(k, v, null, "published before this process started"), 0)));
-        return new Retention(staleAfter, sourceNames, Collections.unmodifiableSortedMap(state));
+        current.forEach((k, v) -> state.putIfAbsent(k,
+                new Kept(new Label(k, v, null, "published before this process started", Label.ANY_SOURCE), 0)));
+        return new Retention(staleAfter, Collections.unmodifiableSortedMap(state));
     }
 
     /** Labels published (produced or kept) in the last cycle, by key. */
@@ -88,21 +83,25 @@ public final class Retention {
         SortedMap<String, Label> kept = new TreeMap<>();
         fresh.labels().forEach((k, l) -> state.put(k, new Kept(l, 0)));
         for (Map.Entry<String, Kept> e : previous.entrySet()) {
-            if (out.containsKey(e.getKey())) {
-                continue;
-            }
             Kept old = e.getValue();
-            if (uncertain(old.label().source(), failed) && old.misses() < staleAfter) {
+            Label now = out.get(e.getKey());
+            if (now != null && now.value().equals(old.label().value())) {
+                continue; // produced again, unchanged
+            }
+            // left out or changed: keep the last value while an input of the label (as it was, or as it is now)
+            // failed, within staleAfter
+            boolean uncertain = uncertain(old.label(), failed) || (now != null && uncertain(now, failed));
+            if (uncertain && old.misses() < staleAfter) {
                 state.put(e.getKey(), new Kept(old.label(), old.misses() + 1));
                 out.put(e.getKey(), old.label());
                 kept.put(e.getKey(), old.label());
             }
         }
-        return new Step(new Retention(staleAfter, sourceNames, Collections.unmodifiableSortedMap(state)),
+        return new Step(new Retention(staleAfter, Collections.unmodifiableSortedMap(state)),
                 new LabelSet(out, fresh.dropped()), Collections.unmodifiableSortedMap(kept));
     }
 
-    private boolean uncertain(String labeler, Set<String> failed) {
-        return labeler != null && sourceNames.contains(labeler) ? failed.contains(labeler) : !failed.isEmpty();
+    private static boolean uncertain(Label label, Set<String> failed) {
+        return label.inputs().isEmpty() ? !failed.isEmpty() : label.inputs().stream().anyMatch(failed::contains);
     }
 }

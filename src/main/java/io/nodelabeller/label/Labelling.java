@@ -47,7 +47,7 @@ public final class Labelling {
             }
             for (Label label : produced) {
                 Label l = label.key() != null && label.key().indexOf('/') < 0
-                        ? new Label(LabelRules.NFD_PREFIX + label.key(), label.value(), label.source(), label.evidence())
+                        ? label.withKey(LabelRules.NFD_PREFIX + label.key())
                         : label;
                 String problem = rules.problem(l.key(), l.value());
                 if (problem == null && whitelist != null && !whitelist.matcher(l.name()).find()) {

@@ -84,7 +84,7 @@ class CycleAgainstApiServerTest {
         List<String> sources = List.of("kernel", "system");
         Discovery discovery = new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources));
         Labelling labelling = new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null);
-        cycle = new Cycle(discovery, labelling, Retention.initial(3, Sources.names()), List.of(publisher),
+        cycle = new Cycle(discovery, labelling, Retention.initial(3), List.of(publisher),
                 new Metrics(), Clock.systemUTC());
         requests();
     }

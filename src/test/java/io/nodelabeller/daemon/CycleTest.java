@@ -22,7 +22,7 @@ class CycleTest {
 
     private Cycle cycle(int staleAfter, RecordingPublisher... publishers) {
         return new Cycle(Fakes.discovery(kernel, pci), Fakes.labelling("kernel", "pci"),
-                Retention.initial(staleAfter, List.of("kernel", "pci")), List.of(publishers), new Metrics(), clock);
+                Retention.initial(staleAfter), List.of(publishers), new Metrics(), clock);
     }
 
     @Test

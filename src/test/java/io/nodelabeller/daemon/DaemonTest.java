@@ -47,7 +47,7 @@ class DaemonTest {
 
     private static Cycle cycle(RecordingPublisher p) {
         return new Cycle(Fakes.discovery(new FakeSource("kernel")), Fakes.labelling("kernel"),
-                Retention.initial(3, List.of("kernel")), List.of(p), new Metrics(), Clock.systemUTC());
+                Retention.initial(3), List.of(p), new Metrics(), Clock.systemUTC());
     }
 
     /**
@@ -81,7 +81,7 @@ class DaemonTest {
         };
         RecordingPublisher p = new RecordingPublisher("node");
         Cycle cycle = new Cycle(new io.nodelabeller.source.Discovery(new io.nodelabeller.source.HostFs(java.nio.file.Path.of("/nonexistent")),
-                List.of(blocked), Duration.ofMinutes(10)), Fakes.labelling("kernel"), Retention.initial(3, List.of("kernel")),
+                List.of(blocked), Duration.ofMinutes(10)), Fakes.labelling("kernel"), Retention.initial(3),
                 List.of(p), new Metrics(), Clock.systemUTC());
         Daemon daemon = Daemon.start(cycle, new Metrics(), Duration.ofHours(1), EndpointsTest.loopback());
         try {

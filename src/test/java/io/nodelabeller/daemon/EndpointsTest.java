@@ -41,7 +41,7 @@ class EndpointsTest {
         Metrics metrics = new Metrics();
         ManualClock clock = new ManualClock();
         Cycle cycle = new Cycle(Fakes.discovery(kernel, nvidia), Fakes.labelling("kernel", "nvidia"),
-                Retention.initial(3, List.of("kernel", "nvidia")), List.of(p), metrics, clock);
+                Retention.initial(3), List.of(p), metrics, clock);
         Duration window = Duration.ofMinutes(2);
         try (Endpoints e = Endpoints.start(loopback(), metrics.registry(), () -> cycle.succeededWithin(window))) {
             assertTrue(e.port() > 0);
@@ -89,7 +89,7 @@ class EndpointsTest {
         FakeSource kernel = new FakeSource("kernel");
         FakeSource pci = new FakeSource("pci");
         Cycle cycle = new Cycle(Fakes.discovery(kernel, pci), Fakes.labelling("kernel", "pci"),
-                Retention.initial(0, List.of("kernel", "pci")), List.of(new RecordingPublisher("p")), metrics,
+                Retention.initial(0), List.of(new RecordingPublisher("p")), metrics,
                 new ManualClock());
         try (Endpoints e = Endpoints.start(loopback(), metrics.registry(), () -> true)) {
             cycle.run();

@@ -45,7 +45,7 @@ class NvmlOutageTest {
         Cycle cycle = new Cycle(
                 new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
                 new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
-                Retention.initial(3, Sources.names()), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
+                Retention.initial(3), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
         Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
 
@@ -66,5 +66,55 @@ class NvmlOutageTest {
         healthy.writeConfig(lib.getParent());
         cycle.run();
         assertEquals(before, out.last(), "NVML answers again: everything is back");
+    }
+
+    /**
+     * gpu.mode is computed from NVML and from the PCI classes: a PCI scan that fails (its directory unreadable for a
+     * while) must not turn compute into unknown; the label keeps its value for staleAfter cycles like any other.
+     */
+    @Test
+    void gpuModeKeepsItsValueWhileThePciScanFails() throws Exception {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Path host = tmp.resolve("host");
+        copy(Hosts.root("gpu-server"), host);
+        Options options = new Options(host, lib.toString(), null, true, null);
+        List<String> sources = List.of("pci", "nvidia");
+        Cycle cycle = new Cycle(
+                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
+                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
+                Retention.initial(2), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
+                Clock.systemUTC());
+        Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
+        cycle.run();
+        assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));
+
+        Path devices = host.resolve("sys/bus/pci/devices");
+        Files.move(devices, host.resolve("sys/bus/pci/devices.away"));
+        for (int i = 1; i <= 2; i++) {
+            cycle.run();
+            assertEquals("compute", out.last().get("nvidia.com/gpu.mode"), "PCI scan failed, cycle " + i);
+            assertEquals("true", out.last().get("nvidia.com/gpu.present"));
+        }
+        cycle.run();
+        assertEquals("unknown", out.last().get("nvidia.com/gpu.mode"), "beyond staleAfter NVML's view alone is left");
+        Files.move(host.resolve("sys/bus/pci/devices.away"), devices);
+        cycle.run();
+        assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));
+    }
+
+    private static void copy(Path from, Path to) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> all = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isSymbolicLink(p)) {
+                    Files.createSymbolicLink(target, Files.readSymbolicLink(p));
+                } else if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
     }
 }

@@ -80,7 +80,7 @@ class NvmlStateTest {
         List<Source> all = new java.util.ArrayList<>(List.of(kernel));
         all.addAll(List.of(sources));
         return new Cycle(Fakes.discovery(all.toArray(Source[]::new)), Fakes.labelling("kernel", "pci", "nvidia"),
-                Retention.initial(3, List.of("kernel", "pci", "nvidia")), List.of(node), metrics, new ManualClock(),
+                Retention.initial(3), List.of(node), metrics, new ManualClock(),
                 failOnInitError);
     }
 

@@ -14,7 +14,7 @@ final class ModeLabeler implements Part {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(Out.doc("gpu.mode", "/sys/bus/pci/devices/*/class of vendor 10de", "compute",
+        return List.of(LabelDoc.of(Out.PREFIX + "gpu.mode", "nvidia, pci", "/sys/bus/pci/devices/*/class of vendor 10de", "compute",
                 "compute (all NVIDIA GPUs are 3D controllers, class 0302), graphics (all VGA, 0300) or unknown."));
     }
 
@@ -33,6 +33,6 @@ final class ModeLabeler implements Part {
             ev.append(" none found");
         }
         classes.forEach((c, n) -> ev.append(' ').append(c).append(" x").append(n));
-        out.put("gpu.mode", mode, ev.toString());
+        out.put("gpu.mode", mode, Out.NVML_AND_PCI, ev.toString());
     }
 }

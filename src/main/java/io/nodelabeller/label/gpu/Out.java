@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the GPU labelers of one cycle produce: labels merged in order (a later {@code put} of the same key wins,
@@ -16,17 +17,20 @@ final class Out {
 
     static final String PREFIX = "nvidia.com/";
     static final String SOURCE = "nvidia";
+    /** Inputs of a label computed from NVML and the PCI scan together. */
+    static final Set<String> NVML_AND_PCI = Set.of("nvidia", "pci");
 
     private final Map<String, Label> labels = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
 
+    /** A label computed from NVML (the nvidia source) alone. */
     void put(String name, Object value, String evidence) {
-        put(name, value, SOURCE, evidence);
+        put(name, value, Set.of(SOURCE), evidence);
     }
 
-    /** A label owed to another source than nvidia (gpu.present comes from the PCI scan alone). */
-    void put(String name, Object value, String source, String evidence) {
-        labels.put(PREFIX + name, Label.of(PREFIX + name, String.valueOf(value), source, evidence));
+    /** A label computed from the features of {@code inputs} (gpu.present from the PCI scan alone, gpu.mode from both). */
+    void put(String name, Object value, Set<String> inputs, String evidence) {
+        labels.put(PREFIX + name, new Label(PREFIX + name, String.valueOf(value), SOURCE, evidence, inputs));
     }
 
     /** The doc of a label this package puts with source nvidia. */

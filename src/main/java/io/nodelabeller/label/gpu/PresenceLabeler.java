@@ -22,7 +22,7 @@ final class PresenceLabeler implements Part {
     public void label(GpuFacts facts, Out out) {
         long n = facts.pciClasses().stream().filter(NvidiaPci::isGpuClass).count();
         if (n > 0) {
-            out.put("gpu.present", "true", "pci", "pci.device vendor 10de with class 0300/0302: " + n + " device"
+            out.put("gpu.present", "true", java.util.Set.of("pci"), "pci.device vendor 10de with class 0300/0302: " + n + " device"
                     + (n == 1 ? "" : "s") + Evidence.from(facts.features(), GpuFacts.PCI));
         }
     }

@@ -16,13 +16,14 @@ final class TimestampLabeler implements Part {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(Out.doc("gfd.timestamp", "process start time", 1763804014,
+        return List.of(LabelDoc.of(Out.PREFIX + "gfd.timestamp", "nvidia, pci", "process start time", "1763804014",
                 "Unix seconds of the agent's start, on nodes with an NVIDIA GPU; left out with --no-timestamp or "
                         + "flags.gfd.noTimestamp."));
     }
 
     @Override
     public void label(GpuFacts facts, Out out) {
-        out.put("gfd.timestamp", start.getEpochSecond(), "process start " + start);
+        // present when the PCI scan or NVML shows a GPU: it depends on both
+        out.put("gfd.timestamp", start.getEpochSecond(), Out.NVML_AND_PCI, "process start " + start);
     }
 }

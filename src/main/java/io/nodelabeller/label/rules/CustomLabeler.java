@@ -60,7 +60,8 @@ public final class CustomLabeler implements Labeler {
         List<Label> out = new ArrayList<>();
         for (RuleEngine.Output o : result.outputs()) {
             for (Map.Entry<String, String> l : o.labels().entrySet()) {
-                out.add(Label.of(l.getKey(), l.getValue(), name(), o.evidence()));
+                // a rule may read any source's features (and rule.matched of other rules): it depends on every source
+                out.add(new Label(l.getKey(), l.getValue(), name(), o.evidence(), Label.ANY_SOURCE));
             }
         }
         return out;
