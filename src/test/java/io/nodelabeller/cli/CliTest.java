@@ -28,8 +28,24 @@ class CliTest {
         return runWith(Map.of(), args);
     }
 
-    /** Runs the CLI with {@code env} as its environment variables. */
-    public static Result runWith(Map<String, String> env, String... args) {
+    /** Commands that load NVML (they take the common options). */
+    private static final java.util.Set<String> LOADS_NVML = java.util.Set.of("print", "explain", "once", "run");
+
+    /** Where tests that do not name an NVML library look for one: nowhere, so a GPU machine's driver is never loaded. */
+    static final String NO_NVML = "/nonexistent/node-labeller-test/libnvidia-ml.so.1";
+
+    /**
+     * Runs the CLI with {@code env} as its environment variables. A command that would load NVML without
+     * {@code --nvml-library} gets {@link #NO_NVML}: on a machine with a real driver the test would otherwise see
+     * that machine's GPUs.
+     */
+    public static Result runWith(Map<String, String> env, String... given) {
+        String[] args = given;
+        if (given.length > 0 && LOADS_NVML.contains(given[0]) && !java.util.Arrays.asList(given).contains("--nvml-library")) {
+            args = java.util.Arrays.copyOf(given, given.length + 2);
+            args[given.length] = "--nvml-library";
+            args[given.length + 1] = NO_NVML;
+        }
         PrintStream oldOut = System.out;
         PrintStream oldErr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream();

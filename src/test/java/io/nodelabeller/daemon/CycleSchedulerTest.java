@@ -93,8 +93,8 @@ class CycleSchedulerTest {
             finishedWhenClosed.set(task.running.get() == 0 && task.done.availablePermits() == 1);
         });
         closer.start();
+        assertTrue(Fakes.awaitParked(closer), "close() returned while the cycle was still running");
         task.release.countDown();
-        // (if close() did not wait, the closer could see the cycle unfinished; it never may)
         closer.join(TimeUnit.SECONDS.toMillis(60));
         assertFalse(closer.isAlive());
         assertTrue(finishedWhenClosed.get(), "close returned only after the cycle had finished");

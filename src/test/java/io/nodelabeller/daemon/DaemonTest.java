@@ -109,6 +109,7 @@ class DaemonTest {
             assertEquals(200, EndpointsTest.get(daemon.port(), "/healthz").statusCode());
             assertEquals(503, EndpointsTest.get(daemon.port(), "/readyz").statusCode());
             stopper.start(); // SIGTERM while publishing
+            assertTrue(Fakes.awaitParked(stopper), "close() returned while the publish was still running");
         } finally {
             p.release.countDown();
         }

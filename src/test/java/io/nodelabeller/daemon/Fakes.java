@@ -141,4 +141,30 @@ final class Fakes {
             return now.get();
         }
     }
+
+    /**
+     * Waits until {@code t} is parked (waiting for something) or has ended, and says whether it is still alive. Tests
+     * of "close waits for the running cycle" start close() on {@code t} and release the cycle only after this, so a
+     * close() that does not wait has returned (and fails the test) instead of racing the release.
+     */
+    static boolean awaitParked(Thread t) throws InterruptedException {
+        return awaitParkedIn(t, CycleScheduler.class.getName(), "close");
+    }
+
+    /** As {@link #awaitParked}, parked inside {@code className.method} (not in some lock on the way there). */
+    static boolean awaitParkedIn(Thread t, String className, String method) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Thread.State s = t.getState();
+            if (s == Thread.State.TERMINATED) {
+                return false;
+            }
+            if ((s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) && java.util.Arrays.stream(t.getStackTrace())
+                    .anyMatch(f -> f.getClassName().equals(className) && f.getMethodName().equals(method))) {
+                return true;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("thread " + t.getName() + " neither parked in " + className + "." + method + " nor ended within 60 s");
+    }
 }

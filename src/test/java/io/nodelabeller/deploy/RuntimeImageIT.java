@@ -61,10 +61,11 @@ class RuntimeImageIT {
     void printOnTheRuntimeMatchesTheFullJdkAndUsesTheArchive() throws Exception {
         String root = Hosts.root("cloud-vm").toString();
         // -Xshare:on: the JVM refuses to start unless the AppCDS archive maps (same runtime, jar, flags).
-        Run slim = run(runtimeJava("print", "--no-timestamp", "--host-root", root),
+        String noNvml = "/nonexistent/libnvidia-ml.so.1"; // never a GPU machine's real driver
+        Run slim = run(runtimeJava("print", "--no-timestamp", "--host-root", root, "--nvml-library", noNvml),
                 Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp), 60);
         Run full = run(List.of(JDK.resolve("bin/java").toString(), "-jar", JAR.toString(),
-                "print", "--no-timestamp", "--host-root", root), Map.of(), 60);
+                "print", "--no-timestamp", "--host-root", root, "--nvml-library", noNvml), Map.of(), 60);
         assertEquals(0, full.code(), full.out());
         assertEquals(0, slim.code(), slim.out());
         assertTrue(slim.stdout().contains("feature.node.kubernetes.io/kernel-version.full="), slim.out());
