@@ -61,13 +61,6 @@ public final class Retention {
         return new Retention(staleAfter, Collections.unmodifiableSortedMap(state));
     }
 
-    /** Labels published (produced or kept) in the last cycle, by key. */
-    public SortedMap<String, Label> labels() {
-        SortedMap<String, Label> out = new TreeMap<>();
-        previous.forEach((k, kept) -> out.put(k, kept.label()));
-        return Collections.unmodifiableSortedMap(out);
-    }
-
     /**
      * One cycle: {@code fresh} is what labelling produced from a discovery whose sources reported {@code statuses}.
      */

@@ -7,7 +7,7 @@ import java.util.List;
  * has empty features. Warnings are problems that cost a single feature (a device with a garbage
  * class file, a feature file over 64 KiB) while the rest of the source still succeeded.
  */
-public record SourceStatus(String source, List<String> warnings, String error, long durationNanos) {
+public record SourceStatus(String source, List<String> warnings, String error) {
 
     public SourceStatus {
         warnings = List.copyOf(warnings);

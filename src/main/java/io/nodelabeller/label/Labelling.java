@@ -30,10 +30,6 @@ public final class Labelling {
         this.whitelist = whitelist;
     }
 
-    public List<Labeler> labelers() {
-        return labelers;
-    }
-
     public LabelSet label(Features features) {
         SortedMap<String, Label> out = new TreeMap<>();
         List<LabelSet.Dropped> dropped = new ArrayList<>();

@@ -83,11 +83,6 @@ public final class Nvml implements AutoCloseable {
         return new NvmlDevice(this, handle.getValue());
     }
 
-    /** NVML's text for a return code ({@code nvmlErrorString}). */
-    public String errorString(int code) {
-        return lib.nvmlErrorString(code);
-    }
-
     /** Calls {@code nvmlShutdown} and unloads the library; never throws. */
     @Override
     public void close() {

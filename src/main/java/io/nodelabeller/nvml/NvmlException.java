@@ -11,14 +11,12 @@ public final class NvmlException extends Exception {
 
     private final int code;
     private final String call;
-    private final String description;
 
     /** A call that returned {@code code}; {@code description} is NVML's {@code nvmlErrorString(code)}. */
     public NvmlException(String call, int code, String description) {
         super(call + " failed: " + code + " (" + description + ")");
         this.code = code;
         this.call = call;
-        this.description = description;
     }
 
     /** A loading problem described by {@code message} alone, with an NVML code for it. */
@@ -26,7 +24,6 @@ public final class NvmlException extends Exception {
         super(message);
         this.code = code;
         this.call = null;
-        this.description = message;
     }
 
     /** The {@code nvmlReturn_t} value. */
@@ -37,11 +34,6 @@ public final class NvmlException extends Exception {
     /** The NVML function that failed, or null for a loading problem. */
     public String call() {
         return call;
-    }
-
-    /** NVML's text for the code ({@code nvmlErrorString}), or the loading problem. */
-    public String description() {
-        return description;
     }
 
     public boolean isNotSupported() {

@@ -61,10 +61,6 @@ public final class Discovery {
         this.timeout = timeout;
     }
 
-    public List<Source> sources() {
-        return sources;
-    }
-
     /**
      * Runs every source once. A source that throws costs only its own features; one that throws
      * {@link SourceFailure} still contributes the features that say why. Warnings and failures are logged when
@@ -78,7 +74,6 @@ public final class Discovery {
                 throw new Stopped();
             }
             List<String> warnings = new ArrayList<>();
-            long start = System.nanoTime();
             String error = null;
             try {
                 all = all.merge(runBounded(source, warnings));
@@ -93,7 +88,7 @@ public final class Discovery {
                 throw new Stopped();
             }
             report(source.name(), List.copyOf(warnings), error);
-            statuses.put(source.name(), new SourceStatus(source.name(), warnings, error, System.nanoTime() - start));
+            statuses.put(source.name(), new SourceStatus(source.name(), warnings, error));
         }
         return Snapshot.of(all, statuses);
     }

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The NVIDIA device plugin's config file, with the plugin's own parser tests as vectors (gfd.md §5.11). */
+/** The NVIDIA device plugin's config file, with the plugin's own parser tests as vectors (NVIDIA/k8s-device-plugin api/config/v1/*_test.go). */
 class DevicePluginConfigTest {
 
     @TempDir

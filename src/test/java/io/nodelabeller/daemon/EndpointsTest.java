@@ -63,7 +63,7 @@ class EndpointsTest {
             metrics.labels(new io.nodelabeller.label.LabelSet(new java.util.TreeMap<>(), List.of(
                     new io.nodelabeller.label.LabelSet.Dropped(io.nodelabeller.label.Label.of("x/y", "a b", "local", ""),
                             "bad value"))), 0);
-            metrics.discovery(List.of(new SourceStatus("nvidia", List.of("GPU 1: 15 GPU is lost"), null, 1)));
+            metrics.discovery(List.of(new SourceStatus("nvidia", List.of("GPU 1: 15 GPU is lost"), null)));
             String body = get(e.port(), "/metrics").body();
             for (String expected : List.of(
                     "node_labeller_cycle_duration_seconds_count 2",

@@ -39,7 +39,7 @@ class RetentionTest {
         List<String> f = List.of(failed);
         List<SourceStatus> out = new ArrayList<>();
         for (String s : SOURCES) {
-            out.add(new SourceStatus(s, List.of(), f.contains(s) ? "boom" : null, 1));
+            out.add(new SourceStatus(s, List.of(), f.contains(s) ? "boom" : null));
         }
         return out;
     }

@@ -27,6 +27,8 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
     static final String MIG = "nvidia.mig";
     static final String MACHINE = "nvidia.machine";
     static final String PCI = "pci.device";
+    /** Bytes in a MiB: NVML gives memory in bytes, GFD labels it in MiB. */
+    static final long MIB = 1024 * 1024;
 
     /** Names go-nvlib skips by default: a display-only device on DGX stations, not a compute GPU. */
     private static final List<String> SKIPPED_NAMES = List.of("DGX Display", "NVIDIA DGX Display");

@@ -16,7 +16,6 @@ import java.util.Set;
  */
 final class MigLabels {
 
-    private static final long MIB = 1024 * 1024;
 
     /** A label of a MIG device's attributes: label suffix, nvmlDeviceGetAttributes_v2 field, example (A100 1g.10gb). */
     private record Attr(String label, String field, String example, String meaning) {
@@ -105,7 +104,7 @@ final class MigLabels {
         if (mb != null) {
             out.put(prefix + "memory", mb, "nvmlDeviceGetAttributes_v2 memorySizeMB = " + mb + " (" + where + ")");
         } else if (first.memoryBytes() != null) {
-            out.put(prefix + "memory", first.memoryBytes() / MIB, "nvmlDeviceGetMemoryInfo total = " + first.memoryBytes()
+            out.put(prefix + "memory", first.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + first.memoryBytes()
                     + " bytes (" + where + "), in MiB");
         }
         for (Attr a : ATTRIBUTES) {

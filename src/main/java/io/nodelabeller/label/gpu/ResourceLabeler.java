@@ -18,7 +18,6 @@ import java.util.Map;
  */
 final class ResourceLabeler implements Part {
 
-    private static final long MIB = 1024 * 1024;
 
     private final DevicePluginConfig dp;
 
@@ -97,8 +96,8 @@ final class ResourceLabeler implements Part {
                 name + (share.sharedSuffix() ? "; -SHARED: " + share.evidence() : ""));
         if (g.memoryBytes() == null) {
             out.note("GPU " + g.index() + ": nvmlDeviceGetMemoryInfo failed or not supported; nvidia.com/gpu.memory is omitted");
-        } else if (g.memoryBytes() / MIB > 0) {
-            out.put("gpu.memory", g.memoryBytes() / MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
+        } else if (g.memoryBytes() / GpuFacts.MIB > 0) {
+            out.put("gpu.memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
                     + " bytes (GPU " + g.index() + "), in MiB");
         }
         if (g.ccMajor() == null || g.ccMinor() == null) {

@@ -5,8 +5,8 @@ import io.nodelabeller.config.ReplicatedResource;
 
 /**
  * How the device plugin shares one resource ({@code nvidia.com/gpu}, {@code nvidia.com/mig-1g.5gb}), as GFD
- * derives it: replicas from the matching sharing entry (1 without one), a strategy only when replicas > 1, and
- * the {@code -SHARED} product suffix when shared and not renamed.
+ * derives it: replicas from the matching sharing entry (at least 2; 1 without one), its strategy, and the
+ * {@code -SHARED} product suffix when shared and not renamed.
  */
 record Share(int replicas, String strategy, boolean sharedSuffix, String evidence) {
 
@@ -23,11 +23,9 @@ record Share(int replicas, String strategy, boolean sharedSuffix, String evidenc
                     : "no device plugin config (--device-plugin-config / devicePlugin:), so no sharing";
             return new Share(1, "none", false, why);
         }
-        int replicas = r.replicas() > 0 ? r.replicas() : 1;
-        String strategy = replicas > 1 ? dp.sharing().strategy() : "none";
-        boolean suffix = replicas > 1 && !r.renamed();
+        // a sharing entry has at least 2 replicas: the config refuses fewer at load, as the device plugin does
         String section = dp.sharing().mps() != null ? "sharing.mps" : "sharing.timeSlicing";
-        return new Share(replicas, strategy, suffix, section + " " + resource + ": replicas " + r.replicas()
+        return new Share(r.replicas(), dp.sharing().strategy(), !r.renamed(), section + " " + resource + ": replicas " + r.replicas()
                 + (r.renamed() ? ", advertised as " + r.rename() : ", not renamed") + (dp.origin() == null ? "" : " in " + dp.origin()));
     }
 }

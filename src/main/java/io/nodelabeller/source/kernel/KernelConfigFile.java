@@ -1,6 +1,7 @@
 package io.nodelabeller.source.kernel;
 
 import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.HostText;
 import io.nodelabeller.source.Source.Warnings;
 
 import java.io.IOException;
@@ -97,21 +98,9 @@ final class KernelConfigFile {
         for (String line : text.lines().toList()) {
             Matcher m = OPTION.matcher(line);
             if (m.find()) {
-                out.put(m.group(1), trimQuotes(m.group(2)));
+                out.put(m.group(1), HostText.trim(m.group(2), "\""));
             }
         }
         return out;
-    }
-
-    private static String trimQuotes(String s) {
-        int start = 0;
-        int end = s.length();
-        while (start < end && s.charAt(start) == '"') {
-            start++;
-        }
-        while (end > start && s.charAt(end - 1) == '"') {
-            end--;
-        }
-        return s.substring(start, end);
     }
 }

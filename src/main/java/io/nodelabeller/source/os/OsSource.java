@@ -2,6 +2,7 @@ package io.nodelabeller.source.os;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
+import io.nodelabeller.source.HostText;
 import io.nodelabeller.source.Source;
 
 import java.io.IOException;
@@ -87,7 +88,7 @@ public final class OsSource implements Source {
         for (String line : lines) {
             Matcher m = LINE.matcher(line);
             if (m.find()) {
-                String value = trimQuotes(m.group(2));
+                String value = HostText.trim(m.group(2), "\"'");
                 if (!value.isEmpty()) {
                     out.put(m.group(1), value);
                 }
@@ -104,17 +105,5 @@ public final class OsSource implements Source {
             }
         }
         return out;
-    }
-
-    private static String trimQuotes(String s) {
-        int start = 0;
-        int end = s.length();
-        while (start < end && (s.charAt(start) == '"' || s.charAt(start) == '\'')) {
-            start++;
-        }
-        while (end > start && (s.charAt(end - 1) == '"' || s.charAt(end - 1) == '\'')) {
-            end--;
-        }
-        return s.substring(start, end);
     }
 }

@@ -28,7 +28,7 @@ import static io.nodelabeller.testing.GpuLayout.mockMigEnabled;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-/** GFD's own unit tests as acceptance vectors (reference gfd.md §5), on GFD's mock devices. */
+/** GFD's own unit tests as acceptance vectors (NVIDIA/k8s-device-plugin: cmd/gpu-feature-discovery/*_test.go, internal/lm/*_test.go), on GFD's mock devices. */
 class GfdVectorsTest {
 
     private static final String[] FULL_MOCK = {"gpu.compute.major=8", "gpu.compute.minor=0", "gpu.family=ampere",
@@ -36,7 +36,7 @@ class GfdVectorsTest {
     private static final String[] INVALID = {"gpu.count=0", "gpu.replicas=0", "gpu.sharing-strategy=",
             "gpu.memory=0", "gpu.product=MOCKMODEL-MIG-INVALID", "mig.strategy=single"};
 
-    // §5.3 TestRunOneshot / TestRunWithNoTimestamp
+    // cmd/gpu-feature-discovery/main_test.go: TestRunOneshot / TestRunWithNoTimestamp
     @Test
     void oneshotGivesBasePlusFullGpu() {
         SortedMap<String, String> expected = plus(B, "mig.capable=false", "gpu.count=1", "gpu.replicas=1",
@@ -52,7 +52,7 @@ class GfdVectorsTest {
         assertFalse(labels(gfdMock(mockFull()), GpuTesting.dp("flags: {gfd: {noTimestamp: true}}")).containsKey("gfd.timestamp"));
     }
 
-    // §5.4 mig_test.go, full label sets
+    // cmd/gpu-feature-discovery/mig_test.go, full label sets
     static Stream<Arguments> migCmdCases() {
         Mig m3 = Mig.mock(3, 0, 20);
         return Stream.of(
@@ -93,7 +93,7 @@ class GfdVectorsTest {
         assertEquals(expected, labels(layout, strategy(mig)));
     }
 
-    // §5.5 TestMigStrategyNoneLabels (time-slicing nvidia.com/gpu x2 except case 2)
+    // internal/lm/mig-strategy_test.go: TestMigStrategyNoneLabels (time-slicing nvidia.com/gpu x2 except case 2)
     static Stream<Arguments> noneCases() {
         DevicePluginConfig ts = sharing("none", false, res("nvidia.com/gpu", 2));
         String[] sharedFull = {"gpu.compute.major=8", "gpu.compute.minor=0", "gpu.family=ampere", "gpu.replicas=2",
@@ -117,7 +117,7 @@ class GfdVectorsTest {
         assertEquals(expected, resource(labels(gfdMock(gpus), dp)));
     }
 
-    // §5.5 TestMigStrategySingleLabels
+    // internal/lm/mig-strategy_test.go: TestMigStrategySingleLabels
     static Stream<Arguments> singleCases() {
         Mig m = Mig.mock(1, 2, 100);
         Mig rich = m.with("multiprocessorCount", 12).with("sharedCopyEngineCount", 13).with("sharedDecoderCount", 14)
@@ -153,7 +153,7 @@ class GfdVectorsTest {
         assertEquals(expected, resource(labels(gfdMock(gpus), strategy("single"))));
     }
 
-    // §5.6 TestGPUResourceLabeler (rename as given, as GFD's unit test calls the labeler)
+    // internal/lm/resource_test.go: TestGPUResourceLabeler (rename as given, as GFD's unit test calls the labeler)
     static Stream<Arguments> resourceCases() {
         return Stream.of(
                 Arguments.of(DevicePluginConfig.DEFAULT, "1", "none", "MOCKMODEL"),
@@ -173,7 +173,7 @@ class GfdVectorsTest {
                 resource(labels(gfdMock(mockFull()), dp)));
     }
 
-    // §5.6 TestMigResourceLabeler, adapted: the resource name follows the device's profile (1g.300gb)
+    // internal/lm/resource_test.go: TestMigResourceLabeler, adapted: the resource name follows the device's profile (1g.300gb)
     static Stream<Arguments> migResourceCases() {
         String r = "nvidia.com/mig-1g.300gb";
         return Stream.of(
@@ -206,7 +206,7 @@ class GfdVectorsTest {
         assertEquals(mig, all.get("mig.strategy"));
     }
 
-    // §5.7 TestMigCapabilityLabeler
+    // internal/lm/nvml_test.go: TestMigCapabilityLabeler
     @ParameterizedTest
     @CsvSource({"F, false", "FF, false", "E, true", "FE, true"})
     void migCapable(String devices, String expected) {
@@ -219,12 +219,12 @@ class GfdVectorsTest {
         assertEquals(set(), labels(gfdMock(), DevicePluginConfig.DEFAULT));
     }
 
-    // §5.7 TestSharingLabeler
+    // internal/lm/nvml_test.go: TestSharingLabeler
     @Test
     void mpsCapable() {
         assertEquals("false", labels(gfdMock(mockFull()), DevicePluginConfig.DEFAULT).get("mps.capable"));
         assertEquals("false", labels(gfdMock(mockFull()), sharing("none", false, res("nvidia.com/gpu", 2))).get("mps.capable"));
-        assertEquals("false", labels(gfdMock(mockFull()), sharing("none", true, res("nvidia.com/gpu", 1))).get("mps.capable"));
+        // GFD's case "mps with 1 replica" cannot happen here: the config refuses replicas < 2 at load, as the plugin does
         assertEquals("true", labels(gfdMock(mockFull()), sharing("none", true, res("nvidia.com/gpu", 2))).get("mps.capable"));
         // MPS on a MIG-enabled GPU: GFD stops with an error; here only mps.capable is left out
         Map<String, String> mig = labels(gfdMock(mockMigEnabled()), sharing("none", true, res("nvidia.com/gpu", 2)));
@@ -233,7 +233,7 @@ class GfdVectorsTest {
         assertEquals("true", mig.get("mig.capable"));
     }
 
-    // §5.7 TestGPUModeLabeler, classes from the PCI scan
+    // internal/lm/nvml_test.go: TestGPUModeLabeler, classes from the PCI scan
     @ParameterizedTest
     @CsvSource({"0300, graphics", "0302, compute", "0680, unknown", "0302 0302 0302, compute",
             "0300 0300 0300, graphics", "0300 0302 0300, unknown"})
@@ -242,7 +242,7 @@ class GfdVectorsTest {
         assertEquals(expected, labels(gfdMock(gpus), DevicePluginConfig.DEFAULT).get("gpu.mode"));
     }
 
-    // §5.6 TestSanitise
+    // internal/lm/resource_test.go: TestSanitise
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "a space separated string|a-space-separated-string",

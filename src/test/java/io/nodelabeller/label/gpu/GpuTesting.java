@@ -71,7 +71,7 @@ final class GpuTesting {
         return out;
     }
 
-    /** Only the resource labeler's keys (gfd.md §5.5/5.6 compare those alone). */
+    /** Only the resource labeler's keys (GFD's internal/lm/mig-strategy_test.go and resource_test.go compare those alone). */
     static SortedMap<String, String> resource(Map<String, String> all) {
         SortedMap<String, String> out = new TreeMap<>();
         all.forEach((k, v) -> {
@@ -83,7 +83,7 @@ final class GpuTesting {
         return out;
     }
 
-    /** GFD's base set "B" (gfd.md §5.2) without the vGPU labels. */
+    /** GFD's base label set (cmd/gpu-feature-discovery/main_test.go) without the vGPU labels. */
     static final SortedMap<String, String> B = set(
             "gfd.timestamp=" + TS,
             "gpu.machine=product-name",

@@ -15,7 +15,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Rules evaluated on feature snapshots built here, including NFD's own example rules (reference nfd.md §4.4). */
+/** Rules evaluated on feature snapshots built here, including NFD's own example rules (NFD's customization guide and pkg/apis/nfd/nodefeaturerule tests). */
 class RuleEngineTest {
 
     /** Rules from YAML (a list of rules, as in a custom.d file); fails on any config problem. */
@@ -111,7 +111,7 @@ class RuleEngineTest {
 
     @Test
     void nfdE2eMatchAnyBackrefsAndTemplates() throws Exception {
-        // NFD's fake source (reference nfd.md §2.11), plus two rules that feed rule.matched the way the e2e test's
+        // NFD's fake source (source/fake/fake.go), plus two rules that feed rule.matched the way the e2e test's
         // earlier rule objects do
         Features fake = Features.builder("fake")
                 .flags("flag", List.of("flag_1", "flag_2", "flag_3"))
