@@ -2,7 +2,7 @@
 # Re-measures the numbers of docs/performance.md: print start-up and peak RSS (cloud-vm and gpu-server trees, the
 # latter with the fake NVML), the cost of one cycle on the gpu-server tree, and `run` against a loopback fabric8
 # mock API server (VmRSS/VmHWM/Threads sampled from /proc every second). Production runtime and flags
-# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded (about 2 minutes plus the build).
+# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: DAEMON_SECONDS plus about a minute, plus the build.
 #
 #   bench/footprint.sh [DAEMON_SECONDS]        results: stdout and target/bench/footprint.txt
 set -eu
