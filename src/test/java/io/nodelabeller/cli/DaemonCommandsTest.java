@@ -116,6 +116,12 @@ class DaemonCommandsTest {
         }
     }
 
+    private static GenericKubernetesResource nodeFeature(KubernetesClient client, String namespace, String name) {
+        return client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature")
+                .withPlural("nodefeatures").withNamespaced(true).build()).inNamespace(namespace).withName(name).get();
+    }
+
     /** A kubeconfig file pointing at {@code client}'s (mock) server. */
     private Path kubeconfigFor(KubernetesClient client) throws Exception {
         return TestKubeconfig.write(tmp, client.getMasterUrl().toString());
@@ -174,9 +180,7 @@ class DaemonCommandsTest {
             CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
                     "--node-name", "worker-7", "--kubeconfig", kubeconfig.toString());
             assertEquals(0, r.code(), r.err());
-            GenericKubernetesResource nf = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
-                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature")
-                    .withPlural("nodefeatures").withNamespaced(true).build()).inNamespace("nfd").withName("worker-7").get();
+            GenericKubernetesResource nf = nodeFeature(client, "nfd", "worker-7");
             assertEquals("worker-7", nf.getMetadata().getLabels().get("nfd.node.kubernetes.io/node-name"));
             @SuppressWarnings("unchecked")
             Map<String, String> labels = (Map<String, String>) ((Map<String, Object>) nf.getAdditionalProperties()
@@ -198,9 +202,7 @@ class DaemonCommandsTest {
                             "POD_NAME", "node-labeller-x7k2p", "POD_UID", "0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e01"),
                     "once", "--config", cfg.toString(), "--host-root", host(), "--kubeconfig", kubeconfig.toString());
             assertEquals(0, r.code(), r.err());
-            GenericKubernetesResource nf = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
-                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withKind("NodeFeature")
-                    .withPlural("nodefeatures").withNamespaced(true).build()).inNamespace("gpu-infra").withName("worker-3").get();
+            GenericKubernetesResource nf = nodeFeature(client, "gpu-infra", "worker-3");
             assertEquals("worker-3", nf.getMetadata().getLabels().get("nfd.node.kubernetes.io/node-name"));
             assertEquals(List.of("node-labeller-x7k2p/0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e01"),
                     nf.getMetadata().getOwnerReferences().stream().map(o -> o.getName() + "/" + o.getUid()).toList());

@@ -39,14 +39,7 @@ class NvmlOutageTest {
         assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
         FakeNvml healthy = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb());
         Path lib = healthy.install(tmp.resolve("lib"));
-        Path host = Hosts.root("gpu-server");
-        Options options = new Options(host, lib.toString(), null, true, null);
-        List<String> sources = List.of("pci", "nvidia");
-        Cycle cycle = new Cycle(
-                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
-                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
-                Retention.initial(3), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
-                Clock.systemUTC());
+        Cycle cycle = pciAndNvidiaCycle(Hosts.root("gpu-server"), lib, 3);
         Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
 
         cycle.run();
@@ -78,13 +71,7 @@ class NvmlOutageTest {
         Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
         Path host = tmp.resolve("host");
         copy(Hosts.root("gpu-server"), host);
-        Options options = new Options(host, lib.toString(), null, true, null);
-        List<String> sources = List.of("pci", "nvidia");
-        Cycle cycle = new Cycle(
-                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
-                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
-                Retention.initial(2), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
-                Clock.systemUTC());
+        Cycle cycle = pciAndNvidiaCycle(host, lib, 2);
         Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
         cycle.run();
         assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));
@@ -101,6 +88,17 @@ class NvmlOutageTest {
         Files.move(host.resolve("sys/bus/pci/devices.away"), devices);
         cycle.run();
         assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));
+    }
+
+    /** The pci and nvidia sources on {@code host} with NVML from {@code lib}, publishing to one recorder. */
+    private static Cycle pciAndNvidiaCycle(Path host, Path lib, int staleAfter) {
+        Options options = new Options(host, lib.toString(), null, true, null);
+        List<String> sources = List.of("pci", "nvidia");
+        return new Cycle(
+                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
+                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
+                Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
+                Clock.systemUTC());
     }
 
     private static void copy(Path from, Path to) throws java.io.IOException {
