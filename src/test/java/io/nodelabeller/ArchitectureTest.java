@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -16,55 +18,136 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Dependencies between the pipeline's packages point one way (docs/development.md): the model and the NVML binding
- * depend on nothing of ours, sources never reach publishing, nothing imports cli. Read from the source files.
+ * The shape of the code (docs/development.md), read from the source files: dependencies between the pipeline's
+ * packages point one way, no package imports another that imports it back (directly or in a ring, sub-packages
+ * included), and the stage rules hold inside each source's folder: discovery never labels, a labeler never reads
+ * a file, nothing below cli reads the environment.
  */
 class ArchitectureTest {
 
-    /** Which of our top-level packages each package may import (itself always allowed). */
+    private static final Path MAIN = Path.of("src/main/java/io/nodelabeller");
+
+    /** Which of our top-level packages each top-level package may import (itself always allowed). */
     private static final Map<String, Set<String>> ALLOWED = Map.of(
             "feature", Set.of(),
             "nvml", Set.of(),
             "config", Set.of(),
-            "source", Set.of("config", "feature", "nvml"),
             "label", Set.of("config", "feature"),
+            "source", Set.of("config", "feature", "nvml", "label"),
+            "catalog", Set.of("config", "feature", "nvml", "label", "source"),
             "publish", Set.of("config", "feature", "label"),
             "daemon", Set.of("config", "feature", "label", "source", "publish", "nvml"),
-            "cli", Set.of("config", "feature", "label", "source", "publish", "daemon", "nvml"));
+            "cli", Set.of("config", "feature", "label", "source", "catalog", "publish", "daemon", "nvml"));
 
-    private static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?io\\.nodelabeller\\.(\\w+)", Pattern.MULTILINE);
+    /** A reference to one of our types: an import, or a fully-qualified name in the code. */
+    private static final Pattern REFERENCE = Pattern.compile("io\\.nodelabeller\\.((?:[a-z]\\w*\\.)*)[A-Z]");
+
+    /** What reading a host file looks like: the host root's API, or the JDK's file APIs. */
+    private static final Pattern READS_FILES = Pattern.compile(
+            "import io\\.nodelabeller\\.source\\.HostFs;|import java\\.nio\\.file\\.|import java\\.io\\.(File|\\w*Reader|\\w*InputStream)\\b");
+    private static final Pattern LABELS = Pattern.compile("import io\\.nodelabeller\\.label\\.");
+
+    private record JavaFile(Path path, String pkg, String text) {
+        String top() {
+            return pkg.contains(".") ? pkg.substring(0, pkg.indexOf('.')) : pkg;
+        }
+
+        /** Our packages this file refers to (imports and qualified names, comments included: they are code too). */
+        Set<String> references() {
+            Set<String> out = new TreeSet<>();
+            Matcher m = REFERENCE.matcher(text.replaceFirst("(?m)^package .*$", ""));
+            while (m.find()) {
+                String p = m.group(1);
+                out.add(p.isEmpty() ? "" : p.substring(0, p.length() - 1));
+            }
+            return out;
+        }
+    }
+
+    private static List<JavaFile> files() throws IOException {
+        List<JavaFile> out = new ArrayList<>();
+        try (Stream<Path> all = Files.walk(MAIN)) {
+            for (Path f : (Iterable<Path>) all.filter(p -> p.toString().endsWith(".java"))::iterator) {
+                String pkg = MAIN.relativize(f.getParent()).toString().replace('/', '.');
+                out.add(new JavaFile(f, pkg, Files.readString(f)));
+            }
+        }
+        return out;
+    }
 
     @Test
     void importsFollowThePipeline() throws IOException {
-        Path main = Path.of("src/main/java/io/nodelabeller");
         List<String> violations = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(main)) {
-            for (Path file : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java"))::iterator) {
-                String pkg = main.relativize(file).getName(0).toString();
-                Set<String> allowed = ALLOWED.get(pkg);
-                if (allowed == null) {
-                    violations.add(file + ": package '" + pkg + "' is not in the layout");
-                    continue;
+        for (JavaFile f : files()) {
+            Set<String> allowed = ALLOWED.get(f.top());
+            if (allowed == null) {
+                violations.add(f.path() + ": package '" + f.top() + "' is not in the layout");
+                continue;
+            }
+            for (String target : f.references()) {
+                String top = target.contains(".") ? target.substring(0, target.indexOf('.')) : target;
+                if (!top.equals(f.top()) && !allowed.contains(top)) {
+                    violations.add(f.path() + " refers to io.nodelabeller." + target);
                 }
-                String text = Files.readString(file);
-                if (!pkg.equals("cli") && text.contains("System.getenv")) {
-                    violations.add(file + " reads the environment (only cli may: its Environment hands values down)");
+            }
+            if (!f.top().equals("cli") && f.text().contains("System.getenv")) {
+                violations.add(f.path() + " reads the environment (only cli may: its Environment hands values down)");
+            }
+        }
+        assertEquals(List.of(), violations);
+    }
+
+    /** Packages, sub-packages included, form no ring: config ↔ config.rules would be one, source ↔ source.pci another. */
+    @Test
+    void noPackageImportsOneThatImportsItBack() throws IOException {
+        Map<String, Set<String>> edges = new TreeMap<>();
+        for (JavaFile f : files()) {
+            Set<String> to = edges.computeIfAbsent(f.pkg(), k -> new TreeSet<>());
+            f.references().stream().filter(t -> !t.equals(f.pkg())).forEach(to::add);
+        }
+        List<String> rings = new ArrayList<>();
+        for (String start : edges.keySet()) {
+            List<String> path = ring(start, start, edges, new ArrayList<>(List.of(start)), new TreeSet<>());
+            if (path != null && path.stream().allMatch(p -> p.compareTo(start) >= 0)) { // each ring once
+                rings.add(String.join(" -> ", path));
+            }
+        }
+        assertEquals(List.of(), rings);
+    }
+
+    private static List<String> ring(String start, String at, Map<String, Set<String>> edges, List<String> path,
+                                     Set<String> seen) {
+        for (String next : edges.getOrDefault(at, Set.of())) {
+            if (next.equals(start)) {
+                List<String> done = new ArrayList<>(path);
+                done.add(start);
+                return done;
+            }
+            if (seen.add(next)) {
+                path.add(next);
+                List<String> found = ring(start, next, edges, path, seen);
+                if (found != null) {
+                    return found;
                 }
-                Matcher m = IMPORT.matcher(text);
-                while (m.find()) {
-                    String target = m.group(1);
-                    if (!target.equals(pkg) && !allowed.contains(target)) {
-                        violations.add(file + " imports io.nodelabeller." + target);
-                    }
-                }
-                // fully-qualified references count as imports too
-                Matcher q = Pattern.compile("io\\.nodelabeller\\.(\\w+)\\.").matcher(text.replaceAll("(?m)^(package|import) .*$", ""));
-                while (q.find()) {
-                    String target = q.group(1);
-                    if (!target.equals(pkg) && !allowed.contains(target)) {
-                        violations.add(file + " refers to io.nodelabeller." + target);
-                    }
-                }
+                path.remove(path.size() - 1);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Inside a source's folder live its discovery and its labeler, each to its stage: code that reads host files
+     * never labels, and a labeler never reads a file.
+     */
+    @Test
+    void discoveryNeverLabelsAndLabelersNeverReadFiles() throws IOException {
+        List<String> violations = new ArrayList<>();
+        for (JavaFile f : files()) {
+            if (f.top().equals("source") && READS_FILES.matcher(f.text()).find() && LABELS.matcher(f.text()).find()) {
+                violations.add(f.path() + " both reads host files and labels");
+            }
+            if (f.top().equals("label") && READS_FILES.matcher(f.text()).find()) {
+                violations.add(f.path() + " is in the label stage and reads files");
             }
         }
         assertEquals(List.of(), violations);

@@ -1,9 +1,8 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
-import io.nodelabeller.label.Labelers;
-import io.nodelabeller.source.Sources;
+import io.nodelabeller.config.yaml.ConfigException;
+import io.nodelabeller.catalog.Catalog;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,8 +24,8 @@ final class CheckConfigCommand implements Callable<Integer> {
     public Integer call() {
         try {
             Config config = common.loadConfig();
-            Sources.select(common.sources != null ? common.sources : config.core().featureSources());
-            io.nodelabeller.config.Selection.resolve(config.core().labelSources(), Labelers.names(), "label source");
+            Catalog.selectSources(common.sources != null ? common.sources : config.core().featureSources());
+            Catalog.selectLabelers(config.core().labelSources());
         } catch (ConfigException e) {
             return ConfigErrors.report(spec, e);
         } catch (IllegalArgumentException e) {

@@ -1,7 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.ConfigLoader;
 import io.nodelabeller.config.Options;
 import picocli.CommandLine.Model.CommandSpec;

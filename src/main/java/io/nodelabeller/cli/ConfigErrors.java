@@ -1,6 +1,6 @@
 package io.nodelabeller.cli;
 
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import picocli.CommandLine;
 
 /** Prints every config problem on its own line to stderr and returns exit code 2. */

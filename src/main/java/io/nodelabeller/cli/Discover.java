@@ -1,15 +1,14 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.label.LabelSet;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.Sources;
 import picocli.CommandLine;
 
 /** One discovery and labelling, without any publishing: what print and explain show. */
@@ -17,7 +16,7 @@ record Discover(Snapshot snapshot, LabelSet labels) {
 
     static Discover once(Config config, Options options) {
         Discovery discovery = discovery(config, options);
-        Labelling labelling = Labelers.labelling(config, options);
+        Labelling labelling = Catalog.labelling(config, options);
         Snapshot snapshot = discovery.discover();
         return new Discover(snapshot, labelling.label(snapshot.features()));
     }
@@ -39,7 +38,7 @@ record Discover(Snapshot snapshot, LabelSet labels) {
 
     /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */
     static Discovery discovery(Config config, Options options) {
-        return new Discovery(new HostFs(options.hostRoot()), Sources.create(config, options,
+        return new Discovery(new HostFs(options.hostRoot()), Catalog.sources(config, options,
                 options.sources() != null ? options.sources() : config.core().featureSources()), config.core().sourceTimeout());
     }
 }

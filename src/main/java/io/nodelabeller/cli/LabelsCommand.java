@@ -1,7 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.label.LabelDoc;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,7 +33,7 @@ final class LabelsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        out.print(markdown ? markdown(Labelers.docs()) : plain(Labelers.docs()));
+        out.print(markdown ? markdown(Catalog.docs()) : plain(Catalog.docs()));
         out.flush();
         return Main.OK;
     }

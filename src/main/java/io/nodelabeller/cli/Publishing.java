@@ -1,11 +1,11 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.daemon.Cycle;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.daemon.Retention;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import picocli.CommandLine;
@@ -44,7 +44,7 @@ final class Publishing implements AutoCloseable {
         Labelling labelling;
         try {
             discovery = Discover.discovery(config, common.options());
-            labelling = Labelers.labelling(config, common.options());
+            labelling = Catalog.labelling(config, common.options());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
                     + e.getMessage());

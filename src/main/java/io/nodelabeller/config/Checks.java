@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -11,7 +12,7 @@ final class Checks {
     }
 
     /** A list of strings whose every element matches {@code pattern}. */
-    static List<String> matching(Node n, List<String> dflt, Pattern pattern, String expected) {
+    static List<String> matching(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
         List<String> values = n.strings(dflt);
         if (values != dflt) {
             for (int i = 0; i < values.size(); i++) {
@@ -24,7 +25,7 @@ final class Checks {
     }
 
     /** A non-empty list of strings, each one of {@code allowed}. */
-    static List<String> oneOf(Node n, List<String> dflt, Collection<String> allowed) {
+    static List<String> oneOf(YamlNode n, List<String> dflt, Collection<String> allowed) {
         List<String> values = n.strings(dflt);
         if (values != dflt) {
             if (values.isEmpty()) {

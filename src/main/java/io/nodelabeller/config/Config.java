@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+
+
 /**
  * The whole configuration file: NFD worker's schema ({@code core}, {@code sources}) plus node-labeller's
  * own sections. Immutable; {@link #DEFAULT} is what runs without a file.
@@ -23,7 +26,7 @@ public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publi
         return new Config(core, newSources, publish, daemon, devicePlugin);
     }
 
-    static Config read(Node root) {
+    static Config read(YamlNode root) {
         root.object(KEYS);
         return new Config(
                 root.child("core").isMissing() ? CoreConfig.DEFAULT : CoreConfig.read(root.child("core")),

@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+import io.nodelabeller.config.yaml.ConfigException;
+import io.nodelabeller.config.yaml.Yaml;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
@@ -17,13 +20,6 @@ import java.util.List;
 /** Reads and validates a config file. Every problem is collected; any problem makes the whole file rejected. */
 public final class ConfigLoader {
 
-    /**
-     * Duplicate keys are an error (the YAML spec says mapping keys are unique; SnakeYAML and Jackson would
-     * otherwise keep the last one silently, so a pasted config could lose a setting without a word).
-     */
-    private static final YAMLMapper YAML = YAMLMapper.builder()
-            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
-
     private ConfigLoader() {
     }
 
@@ -34,7 +30,7 @@ public final class ConfigLoader {
     public static Config load(Path file) throws ConfigException {
         List<String> problems = new ArrayList<>();
         Config config = file == null ? Config.DEFAULT
-                : Config.read(Node.root(file.toString(), readTree(file.toString(), readText(file)), problems));
+                : Config.read(YamlNode.root(file.toString(), Yaml.readTree(file.toString(), readText(file)), problems));
         String dir = config.core().customRulesDir();
         List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems);
         if (!problems.isEmpty()) {
@@ -67,9 +63,9 @@ public final class ConfigLoader {
 
     /** Parses a device plugin config document; {@code name} is used in messages. */
     public static DevicePluginConfig parseDevicePlugin(String name, String text) throws ConfigException {
-        JsonNode tree = readTree(name, text);
+        JsonNode tree = Yaml.readTree(name, text);
         List<String> problems = new ArrayList<>();
-        DevicePluginConfig dp = DevicePluginConfig.read(Node.root(name, tree, problems), name);
+        DevicePluginConfig dp = DevicePluginConfig.read(YamlNode.root(name, tree, problems), name);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
@@ -88,39 +84,12 @@ public final class ConfigLoader {
 
     /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. Reads no rule directory. */
     public static Config parse(String name, String text) throws ConfigException {
-        JsonNode tree = readTree(name, text);
+        JsonNode tree = Yaml.readTree(name, text);
         List<String> problems = new ArrayList<>();
-        Config config = Config.read(Node.root(name, tree, problems));
+        Config config = Config.read(YamlNode.root(name, tree, problems));
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return config;
-    }
-
-    /** Parses YAML into a tree; an empty document is an empty tree. Syntax errors name the line. */
-    public static JsonNode readTree(String name, String text) throws ConfigException {
-        try {
-            JsonNode tree = YAML.readTree(text);
-            return tree == null ? MissingNode.getInstance() : tree;
-        } catch (JsonProcessingException e) {
-            throw new ConfigException(name + ": not valid YAML" + yamlProblem(e));
-        }
-    }
-
-    /**
-     * " at line L, column C: what" in one line. SnakeYAML's own message spans several lines (the context, the
-     * offending line and a caret), so its parts are taken from the exception instead.
-     */
-    static String yamlProblem(JsonProcessingException e) {
-        if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblemMark() != null) {
-            String context = m.getContext() == null ? "" : " (" + m.getContext()
-                    + (m.getContextMark() == null ? "" : " at line " + (m.getContextMark().getLine() + 1)
-                    + ", column " + (m.getContextMark().getColumn() + 1)) + ")";
-            return " at line " + (m.getProblemMark().getLine() + 1) + ", column " + (m.getProblemMark().getColumn() + 1)
-                    + ": " + m.getProblem() + context;
-        }
-        String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()
-                + ", column " + e.getLocation().getColumnNr();
-        return where + ": " + Node.firstLine(e.getOriginalMessage() == null ? e.toString() : e.getOriginalMessage());
     }
 }

@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -43,7 +44,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
 
     private static final Pattern FEATURE_PATTERN = Pattern.compile("\\*|[a-z0-9][-a-z0-9_]*(\\.\\*|\\.[^\\s*]+\\*?)?");
 
-    static CoreConfig read(Node n) {
+    static CoreConfig read(YamlNode n) {
         n.object("sleepInterval", "featureSources", "labelSources", "sources", "labelWhiteList", "extraLabelNs",
                 "denyLabelNs", "noPublish", "ownerRefs", "noOwnerRefs", "noPublishFeatures", "klog", "customRulesDir",
                 "sourceTimeout");
@@ -53,7 +54,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
             sleep = DEFAULT.sleepInterval();
         }
         // "" means every label (NFD's default), so it is not handed to the parser, which treats null as invalid
-        Node wl = n.child("labelWhiteList");
+        YamlNode wl = n.child("labelWhiteList");
         com.google.re2j.Pattern whitelist = wl.json().isTextual() && wl.json().asText().isEmpty() ? null
                 : wl.parsed(null, "a regular expression (Go RE2 syntax)", com.google.re2j.Pattern::compile);
         List<String> labelSources = n.child("labelSources").strings(DEFAULT.labelSources());
@@ -77,7 +78,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
                 sourceTimeout(n.child("sourceTimeout")));
     }
 
-    private static Duration sourceTimeout(Node n) {
+    private static Duration sourceTimeout(YamlNode n) {
         Duration d = n.duration(DEFAULT.sourceTimeout());
         if (d.compareTo(Duration.ofMillis(100)) < 0 || d.compareTo(Duration.ofMinutes(10)) > 0) {
             n.problem("expected a duration from 100ms to 10m, got " + d);
@@ -86,7 +87,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
         return d;
     }
 
-    private static List<String> ownerRefs(Node n) {
+    private static List<String> ownerRefs(YamlNode n) {
         List<String> refs = n.strings(DEFAULT.ownerRefs());
         Set<String> seen = new HashSet<>();
         List<String> out = new ArrayList<>();
@@ -103,7 +104,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
         return List.copyOf(out);
     }
 
-    private static List<String> noPublishFeatures(Node n) {
+    private static List<String> noPublishFeatures(YamlNode n) {
         List<String> items = n.strings(List.of());
         for (int i = 0; i < items.size(); i++) {
             if (!FEATURE_PATTERN.matcher(items.get(i)).matches()) {

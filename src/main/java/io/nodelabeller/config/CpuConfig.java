@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
 /** {@code sources.cpu.cpuid:} as in NFD: a non-empty whitelist takes precedence over the blacklist. */
@@ -9,9 +10,9 @@ public record CpuConfig(List<String> attributeBlacklist, List<String> attributeW
             "ERMS", "F16C", "HTT", "LZCNT", "MMX", "MMXEXT", "NX", "POPCNT", "RDRAND", "RDSEED", "RDTSCP", "SGX",
             "SGXLC", "SSE", "SSE2", "SSE3", "SSE4", "SSE42", "SSSE3", "TDX_GUEST"), List.of());
 
-    static CpuConfig read(Node n) {
+    static CpuConfig read(YamlNode n) {
         n.object("cpuid");
-        Node cpuid = n.child("cpuid");
+        YamlNode cpuid = n.child("cpuid");
         cpuid.object("attributeBlacklist", "attributeWhitelist");
         java.util.regex.Pattern name = java.util.regex.Pattern.compile("[A-Za-z0-9_.]+");
         return new CpuConfig(

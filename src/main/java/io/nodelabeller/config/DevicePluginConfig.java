@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.time.Duration;
 import java.util.List;
 
@@ -50,7 +51,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     /** Reads a whole device plugin config document ({@code origin} names it in explain output). */
-    public static DevicePluginConfig read(Node n, String origin) {
+    public static DevicePluginConfig read(YamlNode n, String origin) {
         if (n.isMissing()) {
             return new DevicePluginConfig(origin, DEFAULT.migStrategy, null, Gfd.DEFAULT, Sharing.NONE);
         }
@@ -59,12 +60,12 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
         if (!version.isEmpty() && !version.equals("v1")) {
             n.child("version").problem("unknown version '" + version + "' (expected v1)");
         }
-        Node flags = n.child("flags");
+        YamlNode flags = n.child("flags");
         flags.object("migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
                 "gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI", "deviceDiscoveryStrategy",
                 "plugin", "gfd");
         String mig = oneOf(flags.child("migStrategy"), MIG_STRATEGIES, "none");
-        Node fail = flags.child("failOnInitError");
+        YamlNode fail = flags.child("failOnInitError");
         Boolean failOnInit = fail.isMissing() ? null : fail.bool(false);
         for (String s : List.of("mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot")) {
             flags.child(s).string(null);
@@ -81,15 +82,15 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
         return new DevicePluginConfig(origin, mig, failOnInit, gfd, sharing);
     }
 
-    private static String oneOf(Node n, List<String> allowed, String dflt) {
+    private static String oneOf(YamlNode n, List<String> allowed, String dflt) {
         return n.parsed(dflt, "one of " + String.join(", ", allowed), t -> allowed.contains(t) ? t : null);
     }
 
-    private static void readPlugin(Node n) {
+    private static void readPlugin(YamlNode n) {
         n.object("passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix", "nvidiaCTKPath",
                 "containerDriverRoot", "sharedDevicesAllocationPolicy");
         n.child("passDeviceSpecs").bool(false);
-        Node list = n.child("deviceListStrategy");
+        YamlNode list = n.child("deviceListStrategy");
         if (list.json().isArray()) {
             list.strings(List.of());
         } else {
@@ -101,7 +102,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
         }
     }
 
-    private static Gfd readGfd(Node n) {
+    private static Gfd readGfd(YamlNode n) {
         if (!n.object("oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile")) {
             return Gfd.DEFAULT;
         }
@@ -111,7 +112,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     /** GFD's duration: a JSON number is nanoseconds, a string is a Go duration or "infinite". */
-    static Duration goDuration(Node n) {
+    static Duration goDuration(YamlNode n) {
         if (n.isMissing()) {
             return null;
         }
@@ -123,15 +124,15 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
             return Duration.ofNanos(n.json().longValue());
         }
         return n.parsed(null, "a duration such as 60s, or infinite", t ->
-                t.equals("infinite") ? Duration.ofNanos(Long.MAX_VALUE) : Node.parseDuration(t));
+                t.equals("infinite") ? Duration.ofNanos(Long.MAX_VALUE) : YamlNode.parseDuration(t));
     }
 
-    private static void readResourcePatterns(Node n) {
+    private static void readResourcePatterns(YamlNode n) {
         if (!n.object("gpus", "mig")) {
             return;
         }
         for (String kind : List.of("gpus", "mig")) {
-            for (Node e : n.child(kind).elements()) {
+            for (YamlNode e : n.child(kind).elements()) {
                 e.object("pattern", "name");
                 e.child("pattern").string(null);
                 e.child("name").string(null);
@@ -139,13 +140,13 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
         }
     }
 
-    private static void readImex(Node n) {
+    private static void readImex(YamlNode n) {
         if (!n.object("channelIDs", "required")) {
             return;
         }
         n.child("required").bool(false);
-        Node ids = n.child("channelIDs");
-        for (Node e : ids.elements()) {
+        YamlNode ids = n.child("channelIDs");
+        for (YamlNode e : ids.elements()) {
             int id = e.integer(0, 0, Integer.MAX_VALUE);
             if (id != 0) {
                 e.problem("only channel ID 0 is supported, got " + id);

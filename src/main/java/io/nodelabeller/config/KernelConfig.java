@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
 /** {@code sources.kernel:} as in NFD. {@code kconfigFile} is tried first when set (a path on the host). */
@@ -7,7 +8,7 @@ public record KernelConfig(String kconfigFile, List<String> configOpts) {
 
     public static final KernelConfig DEFAULT = new KernelConfig("", List.of("NO_HZ", "NO_HZ_IDLE", "NO_HZ_FULL", "PREEMPT"));
 
-    static KernelConfig read(Node n) {
+    static KernelConfig read(YamlNode n) {
         n.object("kconfigFile", "configOpts");
         return new KernelConfig(n.child("kconfigFile").string(DEFAULT.kconfigFile()),
                 Checks.matching(n.child("configOpts"), DEFAULT.configOpts(),

@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
 /**
@@ -15,7 +16,7 @@ final class KlogConfig {
     private KlogConfig() {
     }
 
-    static void check(Node n) {
+    static void check(YamlNode n) {
         n.object("addDirHeader", "alsologtostderr", "logBacktraceAt", "logDir", "logFile", "logFileMaxSize",
                 "logtostderr", "skipHeaders", "skipLogHeaders", "stderrthreshold", "v", "vmodule");
         if (n.isMissing() || !n.json().isObject()) {
@@ -25,7 +26,7 @@ final class KlogConfig {
         STRINGS.forEach(k -> n.child(k).string(""));
         n.child("logFileMaxSize").integer(1800, 0, Integer.MAX_VALUE);
         n.child("v").integer(0, 0, 100);
-        Node threshold = n.child("stderrthreshold");
+        YamlNode threshold = n.child("stderrthreshold");
         // klog takes a severity number (0 INFO .. 3 FATAL) or its name
         String t = threshold.string(null);
         if (t != null) {

@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
 /** {@code sources.pci:} as in NFD. */
@@ -8,7 +9,7 @@ public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     public static final List<String> FIELDS = List.of("class", "vendor", "device", "subsystem_vendor", "subsystem_device");
     public static final PciConfig DEFAULT = new PciConfig(List.of("03", "0b40", "12"), List.of("class", "vendor"));
 
-    static PciConfig read(Node n) {
+    static PciConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new PciConfig(
                 Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),

@@ -1,9 +1,12 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+
+
 /**
  * {@code publish:} — where and how labels are written.
  *
- * @param node        patch the agent's own Node (default true)
+ * @param node        patch the agent's own YamlNode (default true)
  * @param staleAfter  cycles a failed source's labels are kept before they may be removed (default 3)
  * @param nodeFeature also write an NFD NodeFeature object (off by default)
  * @param featuresFile also write a features.d file at this host path ("" = off)
@@ -20,9 +23,9 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
 
     public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "");
 
-    static PublishConfig read(Node n) {
+    static PublishConfig read(YamlNode n) {
         n.object("node", "staleAfter", "nodeFeature", "featuresFile");
-        Node nf = n.child("nodeFeature");
+        YamlNode nf = n.child("nodeFeature");
         nf.object("enabled", "namespace", "name");
         NodeFeatureOutput d = NodeFeatureOutput.DEFAULT;
         return new PublishConfig(

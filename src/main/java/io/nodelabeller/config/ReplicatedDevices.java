@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -36,7 +37,7 @@ public record ReplicatedDevices(boolean all, int count, List<String> list) {
         return null;
     }
 
-    static ReplicatedDevices read(Node n) {
+    static ReplicatedDevices read(YamlNode n) {
         if (n.isMissing()) {
             return ALL;
         }
@@ -57,7 +58,7 @@ public record ReplicatedDevices(boolean all, int count, List<String> list) {
         }
         if (json.isArray()) {
             List<String> refs = new ArrayList<>();
-            for (Node e : n.elements()) {
+            for (YamlNode e : n.elements()) {
                 var v = e.json();
                 String ref = v.isIntegralNumber() || v.isTextual() ? v.asText() : null;
                 if (ref == null || kind(ref) == null) {

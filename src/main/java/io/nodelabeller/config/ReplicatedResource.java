@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.regex.Pattern;
 
 /**
@@ -49,7 +50,7 @@ public record ReplicatedResource(String name, String rename, ReplicatedDevices d
     }
 
     /** Reads one entry; null when it is unusable (every problem recorded). */
-    static ReplicatedResource read(Node n) {
+    static ReplicatedResource read(YamlNode n) {
         if (!n.object("name", "rename", "devices", "replicas")) {
             if (n.isMissing()) {
                 n.problem("expected a mapping with name and replicas");
@@ -59,7 +60,7 @@ public record ReplicatedResource(String name, String rename, ReplicatedDevices d
         String name = resourceName(n.child("name"), true);
         String rename = resourceName(n.child("rename"), false);
         ReplicatedDevices devices = ReplicatedDevices.read(n.child("devices"));
-        Node r = n.child("replicas");
+        YamlNode r = n.child("replicas");
         int replicas = 0;
         if (r.isMissing()) {
             r.problem("no replicas specified (expected an integer of at least 2)");
@@ -75,7 +76,7 @@ public record ReplicatedResource(String name, String rename, ReplicatedDevices d
         return new ReplicatedResource(name, rename, devices, replicas);
     }
 
-    private static String resourceName(Node n, boolean required) {
+    private static String resourceName(YamlNode n, boolean required) {
         if (n.isMissing()) {
             if (required) {
                 n.problem("no resource name specified");

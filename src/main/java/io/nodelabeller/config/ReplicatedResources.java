@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,17 +40,17 @@ public record ReplicatedResources(boolean renameByDefault, Boolean failRequestsG
         return new ReplicatedResources(renameByDefault, failRequestsGreaterThanOne, out);
     }
 
-    static ReplicatedResources read(Node n, boolean mps) {
+    static ReplicatedResources read(YamlNode n, boolean mps) {
         n.object("renameByDefault", "failRequestsGreaterThanOne", "resources");
         boolean renameByDefault = n.child("renameByDefault").bool(false);
-        Node f = n.child("failRequestsGreaterThanOne");
+        YamlNode f = n.child("failRequestsGreaterThanOne");
         Boolean fail = f.isMissing() ? (mps ? Boolean.TRUE : null) : Boolean.valueOf(f.bool(false));
-        Node list = n.child("resources");
+        YamlNode list = n.child("resources");
         List<ReplicatedResource> resources = new ArrayList<>();
         if (list.isMissing() || (list.json().isArray() && list.json().isEmpty())) {
             list.problem("no resources specified (expected a non-empty list of {name, replicas})");
         }
-        for (Node e : list.elements()) {
+        for (YamlNode e : list.elements()) {
             ReplicatedResource r = ReplicatedResource.read(e);
             if (r != null) {
                 resources.add(r);

@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+
+
 /**
  * {@code sharing:} of the device plugin's config. Either part may be null (absent); GFD's rules for which one
  * applies are kept: MPS wins when its section is present.
@@ -34,7 +37,7 @@ public record Sharing(ReplicatedResources timeSlicing, ReplicatedResources mps) 
         return new Sharing(timeSlicing == null ? null : timeSlicing.effective(), mps == null ? null : mps.effective());
     }
 
-    static Sharing read(Node n) {
+    static Sharing read(YamlNode n) {
         if (!n.object("timeSlicing", "mps")) {
             return NONE;
         }

@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.config.rules.RuleReader;
 
@@ -20,10 +21,10 @@ public record SourcesConfig(PciConfig pci, UsbConfig usb, CpuConfig cpu, KernelC
         custom = List.copyOf(custom);
     }
 
-    static SourcesConfig read(Node n) {
+    static SourcesConfig read(YamlNode n) {
         n.object("pci", "usb", "cpu", "kernel", "local", "custom");
         // NFD's local source has no options: "local: {}" (or null) is all there is
-        Node local = n.child("local");
+        YamlNode local = n.child("local");
         if (!local.isMissing() && !local.json().isObject()) {
             local.problem("expected an empty mapping ({}), sources.local has no options");
         } else {

@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
 /** {@code sources.usb:} as in NFD. */
@@ -8,7 +9,7 @@ public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     public static final List<String> FIELDS = List.of("class", "vendor", "device", "serial");
     public static final UsbConfig DEFAULT = new UsbConfig(List.of("0e", "ef", "fe", "ff"), List.of("class", "vendor", "device"));
 
-    static UsbConfig read(Node n) {
+    static UsbConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new UsbConfig(
                 Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),

@@ -2,6 +2,8 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.feature.Features;
 
+import java.util.List;
+
 /** Builds the human-readable "facts behind a label" strings shown by {@code explain}. */
 public final class Evidence {
 
@@ -17,5 +19,33 @@ public final class Evidence {
     public static String from(Features f, String key) {
         String origin = f.origin(key);
         return origin == null ? "" : " from " + origin;
+    }
+
+    /**
+     * Where instance {@code i} of {@code key} was read (the hardware sources record it under {@code "<key>[i]"}),
+     * or null when the source recorded none.
+     */
+    public static String instanceOrigin(Features f, String key, int i) {
+        return f.origin(key + "[" + i + "]");
+    }
+
+    /**
+     * {@code paths} joined compactly, each followed by {@code suffix} ("" for none): siblings are written once, as
+     * {@code /sys/block/{sda, sdb}}.
+     */
+    public static String join(List<String> paths, String suffix) {
+        if (paths.isEmpty()) {
+            return "";
+        }
+        String parent = parent(paths.get(0));
+        if (paths.size() == 1 || parent == null || !paths.stream().allMatch(p -> parent.equals(parent(p)))) {
+            return String.join(", ", paths.stream().map(p -> p + suffix).toList());
+        }
+        return parent + "/{" + String.join(", ", paths.stream().map(p -> p.substring(parent.length() + 1)).toList()) + "}" + suffix;
+    }
+
+    private static String parent(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash <= 0 ? null : path.substring(0, slash);
     }
 }

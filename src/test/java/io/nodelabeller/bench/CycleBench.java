@@ -2,11 +2,10 @@ package io.nodelabeller.bench;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.Sources;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -30,8 +29,8 @@ public final class CycleBench {
         Config config = Config.DEFAULT;
         Options options = new Options(root, nvml, null, true, null);
         Discovery discovery = new Discovery(new HostFs(root),
-                Sources.create(config, options, config.core().featureSources()));
-        Labelling labelling = Labelers.labelling(config, options);
+                Catalog.sources(config, options, config.core().featureSources()));
+        Labelling labelling = Catalog.labelling(config, options);
         int labels = 0;
         for (int i = 0; i < warmup; i++) {
             labels = labelling.label(discovery.discover().features()).asMap().size();

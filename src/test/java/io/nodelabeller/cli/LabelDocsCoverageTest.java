@@ -1,7 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.label.LabelDoc;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LabelDocsCoverageTest {
 
-    private static final List<LabelDoc> DOCS = Labelers.docs().values().stream().flatMap(List::stream).toList();
+    private static final List<LabelDoc> DOCS = Catalog.docs().values().stream().flatMap(List::stream).toList();
 
     @TempDir
     Path tmp;

@@ -5,7 +5,7 @@ import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.Sources;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
@@ -56,7 +56,7 @@ class NvidiaCliTest {
         Path lib = fake();
         Options options = new Options(Hosts.root("cloud-vm"), lib.toString(), null, false, null);
         Discovery discovery = new Discovery(new HostFs(options.hostRoot()),
-                Sources.create(Config.DEFAULT, options, List.of("nvidia")));
+                Catalog.sources(Config.DEFAULT, options, List.of("nvidia")));
         Snapshot s = discovery.discover();
         assertTrue(s.statuses().get("nvidia").ok());
         assertEquals("ok", s.features().attribute("nvidia.nvml", "status"));

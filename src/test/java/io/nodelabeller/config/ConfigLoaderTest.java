@@ -1,5 +1,7 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+import io.nodelabeller.config.yaml.ConfigException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -76,12 +78,12 @@ class ConfigLoaderTest {
 
     @Test
     void durations() {
-        assertEquals(Duration.ofMillis(1500), Node.parseDuration("1.5s"));
-        assertEquals(Duration.ofMinutes(61), Node.parseDuration("1h1m"));
-        assertEquals(Duration.ZERO, Node.parseDuration("0"));
-        assertNull(Node.parseDuration("60"));
-        assertNull(Node.parseDuration("1x"));
-        assertNull(Node.parseDuration("s"));
+        assertEquals(Duration.ofMillis(1500), YamlNode.parseDuration("1.5s"));
+        assertEquals(Duration.ofMinutes(61), YamlNode.parseDuration("1h1m"));
+        assertEquals(Duration.ZERO, YamlNode.parseDuration("0"));
+        assertNull(YamlNode.parseDuration("60"));
+        assertNull(YamlNode.parseDuration("1x"));
+        assertNull(YamlNode.parseDuration("s"));
     }
 
     /** YAML keys are unique: a duplicate is an error naming the line, not a setting silently replaced. */

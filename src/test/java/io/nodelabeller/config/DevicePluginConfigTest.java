@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.YamlNode;
+import io.nodelabeller.config.yaml.ConfigException;
+import io.nodelabeller.config.yaml.Yaml;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,12 +36,12 @@ class DevicePluginConfigTest {
 
     /** Parses one {@code devices} value; problems are returned through {@code problems}. */
     private static ReplicatedDevices devices(String json, List<String> problems) throws ConfigException {
-        return ReplicatedDevices.read(Node.root("dp.yaml", ConfigLoader.readTree("dp.yaml", "devices: " + json), problems)
+        return ReplicatedDevices.read(YamlNode.root("dp.yaml", Yaml.readTree("dp.yaml", "devices: " + json), problems)
                 .child("devices"));
     }
 
     private static ReplicatedResource resource(String json, List<String> problems) throws ConfigException {
-        return ReplicatedResource.read(Node.root("dp.yaml", ConfigLoader.readTree("dp.yaml", json), problems));
+        return ReplicatedResource.read(YamlNode.root("dp.yaml", Yaml.readTree("dp.yaml", json), problems));
     }
 
     @Test

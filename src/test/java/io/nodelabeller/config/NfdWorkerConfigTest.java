@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.rules.MatchExpression;
 import io.nodelabeller.config.rules.Op;
 import org.junit.jupiter.api.Test;

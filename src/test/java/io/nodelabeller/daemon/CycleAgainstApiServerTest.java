@@ -11,14 +11,13 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.label.LabelRules;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.publish.KubernetesClients;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.PublishEvents;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.Sources;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,8 +81,8 @@ class CycleAgainstApiServerTest {
 
         Options options = Options.defaults().withHostRoot(host);
         List<String> sources = List.of("kernel", "system");
-        Discovery discovery = new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources));
-        Labelling labelling = new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null);
+        Discovery discovery = new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources));
+        Labelling labelling = new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelRules.defaults(), null);
         cycle = new Cycle(discovery, labelling, Retention.initial(3), List.of(publisher),
                 new Metrics(), Clock.systemUTC());
         requests();

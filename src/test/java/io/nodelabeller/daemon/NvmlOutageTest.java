@@ -3,11 +3,10 @@ package io.nodelabeller.daemon;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.label.LabelRules;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.Sources;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
@@ -95,8 +94,8 @@ class NvmlOutageTest {
         Options options = new Options(host, lib.toString(), null, true, null);
         List<String> sources = List.of("pci", "nvidia");
         return new Cycle(
-                new Discovery(new HostFs(host), Sources.create(Config.DEFAULT, options, sources)),
-                new Labelling(Labelers.create(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
+                new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources)),
+                new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
                 Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
     }

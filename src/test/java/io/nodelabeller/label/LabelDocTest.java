@@ -1,5 +1,6 @@
 package io.nodelabeller.label;
 
+import io.nodelabeller.catalog.Catalog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LabelDocTest {
 
     static List<LabelDoc> allDocs() {
-        return Labelers.docs().values().stream().flatMap(List::stream).toList();
+        return Catalog.docs().values().stream().flatMap(List::stream).toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -33,8 +34,8 @@ class LabelDocTest {
 
     @Test
     void everyLabelerInTheCatalogDocumentsItsLabels() {
-        assertEquals(Labelers.names(), List.copyOf(Labelers.docs().keySet()));
-        Labelers.docs().forEach((labeler, docs) -> assertFalse(docs.isEmpty(), labeler + " documents no label"));
+        assertEquals(Catalog.labelerNames(), List.copyOf(Catalog.docs().keySet()));
+        Catalog.docs().forEach((labeler, docs) -> assertFalse(docs.isEmpty(), labeler + " documents no label"));
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.nodelabeller.config.rules;
 
-import io.nodelabeller.config.ConfigException;
-import io.nodelabeller.config.ConfigLoader;
-import io.nodelabeller.config.Node;
+import io.nodelabeller.config.yaml.Yaml;
+import io.nodelabeller.config.yaml.ConfigException;
+import io.nodelabeller.config.yaml.YamlNode;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -66,7 +66,7 @@ public final class RuleFiles {
             return List.of();
         }
         try {
-            Node root = Node.root(file.toString(), ConfigLoader.readTree(file.toString(), text), problems);
+            YamlNode root = YamlNode.root(file.toString(), Yaml.readTree(file.toString(), text), problems);
             if (root.isMissing()) {
                 return List.of();
             }

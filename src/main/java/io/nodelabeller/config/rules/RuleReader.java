@@ -3,7 +3,7 @@ package io.nodelabeller.config.rules;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.nodelabeller.config.Node;
+import io.nodelabeller.config.yaml.YamlNode;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,9 +27,9 @@ public final class RuleReader {
     }
 
     /** A list of rules ({@code sources.custom}, or a whole custom.d file). */
-    public static List<Rule> readList(Node n) {
+    public static List<Rule> readList(YamlNode n) {
         List<Rule> out = new ArrayList<>();
-        for (Node e : n.elements()) {
+        for (YamlNode e : n.elements()) {
             Rule r = read(e);
             if (r != null) {
                 out.add(r);
@@ -39,7 +39,7 @@ public final class RuleReader {
     }
 
     /** One rule, or null when it is unusable (the problems are recorded). */
-    public static Rule read(Node n) {
+    public static Rule read(YamlNode n) {
         if (n.isMissing()) {
             n.problem("expected a rule (a mapping with name, labels, matchFeatures, ...), got null");
             return null;
@@ -68,7 +68,7 @@ public final class RuleReader {
         Template varsTemplate = template(n.child("varsTemplate"));
         List<FeatureTerm> matchFeatures = terms(n.child("matchFeatures"));
         List<List<FeatureTerm>> matchAny = new ArrayList<>();
-        for (Node alt : n.child("matchAny").elements()) {
+        for (YamlNode alt : n.child("matchAny").elements()) {
             if (alt.isMissing()) {
                 alt.problem("expected a mapping with matchFeatures, got null");
                 continue;
@@ -84,10 +84,10 @@ public final class RuleReader {
     }
 
     /** A mapping of names to scalar values; {@code @domain.feature.element} values are checked for shape. */
-    private static Map<String, String> values(Node n) {
+    private static Map<String, String> values(YamlNode n) {
         Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<String, Node> e : n.entries().entrySet()) {
-            Node v = e.getValue();
+        for (Map.Entry<String, YamlNode> e : n.entries().entrySet()) {
+            YamlNode v = e.getValue();
             if (!v.isMissing() && !v.json().isValueNode()) {
                 v.problem("expected a string value");
                 continue;
@@ -103,7 +103,7 @@ public final class RuleReader {
         return out;
     }
 
-    private static Template template(Node n) {
+    private static Template template(YamlNode n) {
         String text = n.string(null);
         if (text == null) {
             return null;
@@ -120,9 +120,9 @@ public final class RuleReader {
         }
     }
 
-    private static List<FeatureTerm> terms(Node n) {
+    private static List<FeatureTerm> terms(YamlNode n) {
         List<FeatureTerm> out = new ArrayList<>();
-        for (Node t : n.elements()) {
+        for (YamlNode t : n.elements()) {
             FeatureTerm term = term(t);
             if (term != null) {
                 out.add(term);
@@ -131,7 +131,7 @@ public final class RuleReader {
         return out;
     }
 
-    private static FeatureTerm term(Node n) {
+    private static FeatureTerm term(YamlNode n) {
         if (n.isMissing()) {
             n.problem("expected a feature term (feature, matchExpressions, matchName), got null");
             return null;
@@ -145,11 +145,11 @@ public final class RuleReader {
                     + (feature == null ? "nothing" : "'" + feature + "'"));
         }
         Map<String, MatchExpression> expressions = null;
-        Node me = n.child("matchExpressions");
+        YamlNode me = n.child("matchExpressions");
         if (!me.json().isMissingNode()) {
             expressions = new LinkedHashMap<>();
             if (me.json().isArray()) {
-                for (Node item : me.elements()) {
+                for (YamlNode item : me.elements()) {
                     String text = item.isMissing() || !item.json().isValueNode() ? null : item.json().asText();
                     if (text == null || text.isEmpty() || text.startsWith("=")) {
                         item.problem("expected a name or name=value");
@@ -160,7 +160,7 @@ public final class RuleReader {
                             eq < 0 ? MatchExpression.of(Op.Exists) : MatchExpression.of(Op.In, text.substring(eq + 1)));
                 }
             } else if (me.json().isObject()) {
-                for (Map.Entry<String, Node> e : me.entries().entrySet()) {
+                for (Map.Entry<String, YamlNode> e : me.entries().entrySet()) {
                     MatchExpression x = expression(e.getValue());
                     if (x != null) {
                         expressions.put(e.getKey(), x);
@@ -178,7 +178,7 @@ public final class RuleReader {
      * An expression in any of NFD's forms: {@code null} (Exists), a scalar or list (In), or {@code {op, value}}
      * where value is a scalar or a list.
      */
-    static MatchExpression expression(Node n) {
+    static MatchExpression expression(YamlNode n) {
         JsonNode j = n.json();
         if (n.isMissing()) {
             return MatchExpression.of(Op.Exists);
@@ -193,7 +193,7 @@ public final class RuleReader {
         if (!n.object("op", "value")) {
             return null;
         }
-        Node opNode = n.child("op");
+        YamlNode opNode = n.child("op");
         String opText = opNode.string(null);
         Op op = null;
         if (opText == null) {
@@ -205,7 +205,7 @@ public final class RuleReader {
                 opNode.problem("expected one of " + Op.names() + ", got '" + opText + "'");
             }
         }
-        Node valueNode = n.child("value");
+        YamlNode valueNode = n.child("value");
         List<String> values;
         if (valueNode.isMissing()) {
             values = List.of();
@@ -220,14 +220,14 @@ public final class RuleReader {
         return check(op, values, valueNode.isMissing() ? n : valueNode);
     }
 
-    private static List<String> scalars(Node n) {
+    private static List<String> scalars(YamlNode n) {
         List<String> out = new ArrayList<>();
         boolean ok = true;
         if (!n.json().isArray()) {
             n.problem("expected a string or a list of strings");
             return null;
         }
-        for (Node e : n.elements()) {
+        for (YamlNode e : n.elements()) {
             if (e.isMissing() || !e.json().isValueNode()) {
                 e.problem("expected a string");
                 ok = false;
@@ -239,7 +239,7 @@ public final class RuleReader {
     }
 
     /** NFD's per-operator value checks, done when the config is read rather than on every evaluation. */
-    private static MatchExpression check(Op op, List<String> values, Node at) {
+    private static MatchExpression check(Op op, List<String> values, YamlNode at) {
         String problem = switch (op) {
             case In, NotIn -> values.isEmpty() ? "expected at least one value for op " + op : null;
             case InRegexp -> values.isEmpty() ? "expected at least one regular expression for op InRegexp" : badRegexp(values);

@@ -1,7 +1,7 @@
 package io.nodelabeller.config.rules;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.ConfigLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

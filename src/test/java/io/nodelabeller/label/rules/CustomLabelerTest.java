@@ -6,7 +6,7 @@ import io.nodelabeller.config.Options;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.LabelRules;
 import io.nodelabeller.label.LabelSet;
-import io.nodelabeller.label.Labelers;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import org.junit.jupiter.api.Test;
 
@@ -89,15 +89,15 @@ class CustomLabelerTest {
 
     @Test
     void labelersCatalogHasCustomThenLocalLast() throws Exception {
-        List<String> names = Labelers.names();
+        List<String> names = Catalog.labelerNames();
         assertEquals("local", names.get(names.size() - 1));
         assertEquals("custom", names.get(names.size() - 2));
         Config c = ConfigLoader.parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {from-rule: \"1\"}}\n");
-        Labelling l = Labelers.labelling(c, Options.defaults());
+        Labelling l = Catalog.labelling(c, Options.defaults());
         assertTrue(l.label(Features.empty()).asMap().containsKey("feature.node.kubernetes.io/from-rule"));
         Config noCustom = ConfigLoader.parse("c.yaml", "core: {labelSources: [all, -custom]}\nsources:\n  custom:\n"
                 + "    - {name: r, labels: {from-rule: \"1\"}}\n");
-        assertEquals(Map.of(), Labelers.labelling(noCustom, Options.defaults()).label(Features.empty()).asMap());
+        assertEquals(Map.of(), Catalog.labelling(noCustom, Options.defaults()).label(Features.empty()).asMap());
     }
 
     @Test
@@ -105,6 +105,6 @@ class CustomLabelerTest {
         Config c = ConfigLoader.parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {pool: rule}}\n");
         Features local = Features.builder("local").attributes("label", Map.of("pool", "file")).build();
         assertEquals(Map.of("feature.node.kubernetes.io/pool", "file"),
-                Labelers.labelling(c, Options.defaults()).label(local).asMap());
+                Catalog.labelling(c, Options.defaults()).label(local).asMap());
     }
 }

@@ -1,7 +1,7 @@
 package io.nodelabeller.label.rules;
 
 import io.nodelabeller.config.Config;
-import io.nodelabeller.config.ConfigException;
+import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.ConfigLoader;
 import io.nodelabeller.config.rules.MatchExpression;
 import io.nodelabeller.config.rules.Op;

@@ -1,7 +1,8 @@
 package io.nodelabeller.label.rules;
 
+import io.nodelabeller.config.yaml.Yaml;
 import io.nodelabeller.config.ConfigLoader;
-import io.nodelabeller.config.Node;
+import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.config.rules.RuleReader;
 import io.nodelabeller.feature.Features;
@@ -21,7 +22,7 @@ class RuleEngineTest {
     /** Rules from YAML (a list of rules, as in a custom.d file); fails on any config problem. */
     static List<Rule> rules(String yaml) throws Exception {
         List<String> problems = new ArrayList<>();
-        List<Rule> rules = RuleReader.readList(Node.root("test.yaml", ConfigLoader.readTree("test.yaml", yaml), problems));
+        List<Rule> rules = RuleReader.readList(YamlNode.root("test.yaml", Yaml.readTree("test.yaml", yaml), problems));
         assertEquals(List.of(), problems);
         return rules;
     }

@@ -4,7 +4,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.LabelRules;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
-import io.nodelabeller.label.nfd.LocalLabeler;
+import io.nodelabeller.source.local.LocalLabeler;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,138 @@
+package io.nodelabeller.catalog;
+
+import io.nodelabeller.config.Config;
+import io.nodelabeller.config.Options;
+import io.nodelabeller.config.Selection;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.Labeler;
+import io.nodelabeller.label.Labelling;
+import io.nodelabeller.label.rules.CustomLabeler;
+import io.nodelabeller.source.Source;
+import io.nodelabeller.source.cpu.CpuLabeler;
+import io.nodelabeller.source.cpu.CpuSource;
+import io.nodelabeller.source.kernel.KernelLabeler;
+import io.nodelabeller.source.kernel.KernelSource;
+import io.nodelabeller.source.local.LocalLabeler;
+import io.nodelabeller.source.local.LocalSource;
+import io.nodelabeller.source.memory.MemoryLabeler;
+import io.nodelabeller.source.memory.MemorySource;
+import io.nodelabeller.source.network.NetworkLabeler;
+import io.nodelabeller.source.network.NetworkSource;
+import io.nodelabeller.source.nvidia.NvidiaLabeler;
+import io.nodelabeller.source.nvidia.NvidiaSource;
+import io.nodelabeller.source.pci.PciLabeler;
+import io.nodelabeller.source.pci.PciSource;
+import io.nodelabeller.source.storage.StorageLabeler;
+import io.nodelabeller.source.storage.StorageSource;
+import io.nodelabeller.source.system.SystemLabeler;
+import io.nodelabeller.source.system.SystemSource;
+import io.nodelabeller.source.usb.UsbLabeler;
+import io.nodelabeller.source.usb.UsbSource;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+
+/**
+ * Where sources and labelers are listed: one line each. A source is one folder under {@code source/} (its
+ * discovery, its labeler, its docs) plus its line here; {@code custom} is a labeler without a source of its own
+ * (rules read every source's features).
+ *
+ * <p>The order is the labelers' merge order — built-in labelers first, then rules, then local feature files, so
+ * that an operator's rule or feature file can override a built-in label (NFD's priorities) — and the order in
+ * which sources are discovered.
+ */
+public final class Catalog {
+
+    /** One line of the catalog: a name, how to make its discovery (none for {@code custom}) and its labeler. */
+    private record Entry(String name, BiFunction<Config, Options, Source> source,
+                         BiFunction<Config, Options, Labeler> labeler) {
+    }
+
+    private static final List<Entry> ENTRIES = List.of(
+            new Entry("cpu", (c, o) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().cpu())),
+            new Entry("kernel", (c, o) -> new KernelSource(c.sources().kernel()), (c, o) -> new KernelLabeler(c.sources().kernel())),
+            new Entry("system", (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
+            new Entry("pci", (c, o) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().pci())),
+            new Entry("usb", (c, o) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().usb())),
+            new Entry("memory", (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
+            new Entry("storage", (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
+            new Entry("network", (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
+            new Entry("nvidia", (c, o) -> new NvidiaSource(o),
+                    (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp())),
+            new Entry("custom", null, (c, o) -> new CustomLabeler(c.sources().custom())),
+            new Entry("local", (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
+
+    private Catalog() {
+    }
+
+    /** Every source name, in discovery order ({@code --sources}, {@code core.featureSources}). */
+    public static List<String> sourceNames() {
+        return ENTRIES.stream().filter(e -> e.source() != null).map(Entry::name).toList();
+    }
+
+    /** Every labeler name, in merge order ({@code core.labelSources}). */
+    public static List<String> labelerNames() {
+        return ENTRIES.stream().map(Entry::name).toList();
+    }
+
+    /** Resolves a source selection (NFD syntax: "all", names, "-name"); throws IllegalArgumentException naming an unknown one. */
+    public static List<String> selectSources(List<String> selection) {
+        return Selection.resolve(selection, sourceNames(), "source");
+    }
+
+    /** Resolves a labeler selection, as {@link #selectSources}. */
+    public static List<String> selectLabelers(List<String> selection) {
+        return Selection.resolve(selection, labelerNames(), "label source");
+    }
+
+    /** The sources chosen by {@code selection}, in discovery order. */
+    public static List<Source> sources(Config config, Options options, List<String> selection) {
+        List<String> chosen = selectSources(selection);
+        List<Source> out = new ArrayList<>();
+        for (Entry e : ENTRIES) {
+            if (e.source() != null && chosen.contains(e.name())) {
+                out.add(e.source().apply(config, options));
+            }
+        }
+        return out;
+    }
+
+    /** The labelers chosen by {@code selection}, in merge order. */
+    public static List<Labeler> labelers(Config config, Options options, List<String> selection) {
+        List<String> chosen = selectLabelers(selection);
+        List<Labeler> out = new ArrayList<>();
+        for (Entry e : ENTRIES) {
+            if (chosen.contains(e.name())) {
+                out.add(e.labeler().apply(config, options));
+            }
+        }
+        return out;
+    }
+
+    /** The full labelling stage for {@code config}: its labelers, the validity rules and the whitelist. */
+    public static Labelling labelling(Config config, Options options) {
+        return new Labelling(labelers(config, options, config.core().labelSources()),
+                new LabelRules(config.core().extraLabelNs(), config.core().denyLabelNs()),
+                config.core().labelWhiteList());
+    }
+
+    /** What every labeler documents about its labels ({@link Labeler#docs()}), by labeler name, in merge order. */
+    public static Map<String, List<LabelDoc>> docs() {
+        Map<String, List<LabelDoc>> out = new LinkedHashMap<>();
+        for (Labeler labeler : labelers(Config.DEFAULT, Options.defaults(), List.of("all"))) {
+            out.put(labeler.name(), labeler.docs());
+        }
+        return out;
+    }
+
+    /** The features.d file node-labeller writes itself ({@code publish.featuresFile}), which the local source skips. */
+    private static Path ownFeaturesFile(Config c) {
+        return c.publish().featuresFile().isEmpty() ? null : Path.of(c.publish().featuresFile());
+    }
+}

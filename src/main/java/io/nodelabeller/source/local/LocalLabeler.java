@@ -1,0 +1,45 @@
+package io.nodelabeller.source.local;
+
+import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.Labeler;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Labels of NFD's local source: each key of {@code local.label} as written (no "local-" prefix). Unprefixed
+ * keys get {@code feature.node.kubernetes.io/} in the labelling stage, which also drops invalid names and values.
+ */
+public final class LocalLabeler implements Labeler {
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String from = "/etc/kubernetes/node-feature-discovery/features.d/*";
+        return List.of(
+                LabelDoc.pattern(LabelRules.NFD_PREFIX + "<key>", LabelRules.NFD_PREFIX + "node-pool", "a100-inference", name(), from,
+                        "Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
+                LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", name(), from,
+                        "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
+                                + "core.denyLabelNs)."));
+    }
+
+    @Override
+    public List<Label> labels(Features f) {
+        List<Label> out = new ArrayList<>();
+        String origin = f.origin("local.label");
+        for (Map.Entry<String, String> e : f.attributes("local.label").entrySet()) {
+            out.add(Label.of(e.getKey(), e.getValue(), name(), "local.label." + e.getKey() + " = '" + e.getValue()
+                    + "' from a feature file" + (origin == null ? "" : " in " + origin)));
+        }
+        return out;
+    }
+}

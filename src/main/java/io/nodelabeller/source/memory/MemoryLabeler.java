@@ -1,0 +1,64 @@
+package io.nodelabeller.source.memory;
+
+import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.Instance;
+import io.nodelabeller.label.Evidence;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.Labeler;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * NFD's memory labels: {@code memory-numa}, {@code memory-swap} (NFD's code name; its docs say
+ * {@code memory-swap.enabled}), {@code memory-nv.present}, {@code memory-nv.dax}; each {@code true} or absent.
+ * Huge pages are feature-only.
+ */
+public final class MemoryLabeler implements Labeler {
+
+    @Override
+    public String name() {
+        return "memory";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(
+                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-numa", name(), "/sys/bus/node/devices", "true",
+                        "More than one NUMA node."),
+                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-swap", name(), "/proc/swaps", "true", "Swap is enabled."),
+                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-nv.present", name(), "/sys/bus/nd/devices", "true",
+                        "A non-volatile memory (NVDIMM) device is present."),
+                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-nv.dax", name(), "/sys/bus/nd/devices/*/devtype", "true",
+                        "An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
+    }
+
+    @Override
+    public List<Label> labels(Features f) {
+        List<Label> out = new ArrayList<>();
+        if ("true".equals(f.attribute("memory.numa", "is_numa"))) {
+            out.add(label("memory-numa", Evidence.attribute(f, "memory.numa", "node_count")));
+        }
+        if ("true".equals(f.attribute("memory.swap", "enabled"))) {
+            out.add(label("memory-swap", Evidence.attribute(f, "memory.swap", "enabled")));
+        }
+        List<Instance> nv = f.instances("memory.nv");
+        if (!nv.isEmpty()) {
+            out.add(label("memory-nv.present", nv.size() + " memory.nv device(s)" + Evidence.from(f, "memory.nv")));
+        }
+        for (int i = 0; i < nv.size(); i++) {
+            if ("nd_dax".equals(nv.get(i).get("devtype"))) {
+                String where = Evidence.instanceOrigin(f, "memory.nv", i);
+                out.add(label("memory-nv.dax", "memory.nv devtype = 'nd_dax'" + (where == null ? "" : " from " + where)));
+                break;
+            }
+        }
+        return out;
+    }
+
+    private Label label(String name, String evidence) {
+        return Label.of(LabelRules.NFD_PREFIX + name, "true", name(), evidence);
+    }
+}

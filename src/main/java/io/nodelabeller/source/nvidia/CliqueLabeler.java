@@ -1,0 +1,50 @@
+package io.nodelabeller.source.nvidia;
+
+import io.nodelabeller.label.LabelDoc;
+
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * {@code gpu.clique} = {@code <clusterUuid>.<cliqueId>} when every fabric-attached GPU (fabric state COMPLETED,
+ * non-zero cluster UUID) agrees on both; absent when none is attached or they disagree.
+ */
+final class CliqueLabeler implements Part {
+
+    /** NVML_GPU_FABRIC_STATE_COMPLETED. */
+    private static final String COMPLETED = "3";
+    private static final String ZERO_UUID = "00000000-0000-0000-0000-000000000000";
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(Out.doc("gpu.clique", "nvmlDeviceGetGpuFabricInfo", "4a8c1e52-39d2-4f6b-a0e7-5c3b9d21f860.32766",
+                "<clusterUuid>.<cliqueId> of the NVLink fabric, when every fabric-attached GPU (state completed) agrees."));
+    }
+
+    @Override
+    public void label(GpuFacts facts, Out out) {
+        List<GpuFacts.Gpu> attached = facts.gpus().stream().filter(g -> COMPLETED.equals(g.fabricState())
+                && g.clusterUuid() != null && !g.clusterUuid().equals(ZERO_UUID) && g.cliqueId() != null
+                && (g.fabricStatus() == null || g.fabricStatus().equals("0"))).toList();
+        if (attached.isEmpty()) {
+            return;
+        }
+        Set<String> uuids = new TreeSet<>();
+        Set<String> cliques = new TreeSet<>();
+        attached.forEach(g -> {
+            uuids.add(g.clusterUuid());
+            cliques.add(g.cliqueId());
+        });
+        String where = Names.gpus(attached.stream().map(GpuFacts.Gpu::index).toList());
+        if (uuids.size() != 1 || cliques.size() != 1) {
+            out.note("fabric-attached GPUs disagree (cluster UUIDs " + uuids + ", clique IDs " + cliques + " on " + where
+                    + "); nvidia.com/gpu.clique is omitted");
+            return;
+        }
+        String uuid = uuids.iterator().next();
+        String clique = cliques.iterator().next();
+        out.put("gpu.clique", uuid + "." + clique, "nvmlDeviceGetGpuFabricInfo clusterUuid = " + uuid + ", cliqueId = "
+                + clique + ", state COMPLETED (" + where + ")");
+    }
+}

@@ -1,0 +1,130 @@
+package io.nodelabeller.source.nvidia;
+
+import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.Labeler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code nvidia.com/*} labels (GFD-compatible): small labelers merged in GFD's order. Reads the
+ * {@code nvidia.*} features of the nvidia source and the {@code pci.device} instances.
+ *
+ * <ul>
+ *   <li>{@code gpu.present}: from PCI alone, with or without NVML.</li>
+ *   <li>{@code gfd.timestamp}: on nodes with an NVIDIA GPU (PCI or NVML) only, so GPU-less nodes carry no
+ *       {@code nvidia.com} label at all; left out with {@code --no-timestamp} or {@code flags.gfd.noTimestamp}.</li>
+ *   <li>everything else (including {@code gpu.machine} and {@code gpu.mode}): only when NVML answered and found a
+ *       usable GPU, as GFD, which emits none of them without devices.</li>
+ * </ul>
+ *
+ * Problems (NVML missing, several models, an invalid MIG layout...) are logged once when they appear, not every
+ * cycle, so keep one instance for the life of the process.
+ */
+public final class NvidiaLabeler implements Labeler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NvidiaLabeler.class);
+
+    /** When this process started: the value of {@code gfd.timestamp}. */
+    public static final Instant PROCESS_START =
+            ProcessHandle.current().info().startInstant().orElseGet(Instant::now);
+
+    static final String OMITTED = "; nvidia.com GPU labels other than gpu.present are omitted";
+
+    private final boolean timestamp;
+    private final Part present = new PresenceLabeler();
+    private final Part stamp;
+    private final List<Part> nvml;
+    private Set<String> lastNotes = Set.of();
+    private boolean lastUnusable;
+
+    public NvidiaLabeler(DevicePluginConfig dp, Instant start, boolean noTimestamp) {
+        this.timestamp = !noTimestamp && !dp.gfd().noTimestamp();
+        this.stamp = new TimestampLabeler(start);
+        this.nvml = List.of(new MachineLabeler(), new VersionLabeler(), new MigCapabilityLabeler(),
+                new SharingLabeler(dp), new ResourceLabeler(dp), new ModeLabeler(), new CliqueLabeler());
+    }
+
+    @Override
+    public String name() {
+        return "nvidia";
+    }
+
+    /** The parts' docs in the order they label: gpu.present, gfd.timestamp, then the NVML-derived ones. */
+    @Override
+    public List<LabelDoc> docs() {
+        List<LabelDoc> out = new ArrayList<>(present.docs());
+        out.addAll(stamp.docs());
+        nvml.forEach(p -> out.addAll(p.docs()));
+        return out;
+    }
+
+    @Override
+    public synchronized List<Label> labels(Features features) {
+        GpuFacts facts = GpuFacts.of(features);
+        Out out = new Out();
+        present.label(facts, out);
+        if (timestamp && (facts.pciGpuPresent() || facts.nvmlUsable())) {
+            stamp.label(facts, out);
+        }
+        if (facts.nvmlUsable()) {
+            facts.failedGpus().forEach((i, e) -> out.note("GPU " + i + ": " + e + "; its labels are left out"));
+            nvml.forEach(p -> p.label(facts, out));
+        }
+        report(facts, out.notes());
+        return out.labels();
+    }
+
+    /** Logs what is new since the last cycle: one line per state change, never the same line every cycle. */
+    private void report(GpuFacts facts, List<String> notes) {
+        Set<String> now = new LinkedHashSet<>(notes);
+        String unusable = whyUnusable(facts);
+        if (unusable != null) {
+            now.add(unusable);
+        }
+        for (String n : now) {
+            if (lastNotes.contains(n)) {
+                continue;
+            }
+            // Only informative on nodes without any NVIDIA GPU: NVML is expected to be missing there, but the
+            // operator running print on such a machine should still learn in one line why no GPU labels appear.
+            if (n.equals(unusable) && !facts.pciGpuPresent() && facts.failedGpus().isEmpty()) {
+                LOG.info("{}", n);
+            } else {
+                LOG.warn("{}", n);
+            }
+        }
+        if (unusable == null && lastUnusable) {
+            LOG.info("NVML available: {} GPU(s)", facts.gpus().size());
+        }
+        lastUnusable = unusable != null;
+        lastNotes = now;
+    }
+
+    /** Why no NVML-derived label is produced this cycle, or null when they are. */
+    static String whyUnusable(GpuFacts facts) {
+        if (facts.nvmlUsable()) {
+            return null;
+        }
+        if (facts.nvmlStatus() == null) {
+            return "the nvidia source did not run or failed (see core.featureSources / --sources)" + OMITTED;
+        }
+        if (!"ok".equals(facts.nvmlStatus())) {
+            return "NVML unavailable: " + (facts.nvmlError() == null ? facts.nvmlStatus() : facts.nvmlError()) + OMITTED;
+        }
+        if (!facts.failedGpus().isEmpty()) {
+            List<String> errors = new ArrayList<>();
+            facts.failedGpus().forEach((i, e) -> errors.add("GPU " + i + ": " + e));
+            return "NVML could not query any GPU (" + String.join(", ", errors) + ")" + OMITTED;
+        }
+        return "NVML found no GPU" + OMITTED;
+    }
+}

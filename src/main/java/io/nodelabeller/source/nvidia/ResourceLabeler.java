@@ -1,0 +1,113 @@
+package io.nodelabeller.source.nvidia;
+
+import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.label.LabelDoc;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The full-GPU labels ({@code gpu.count}, {@code gpu.replicas}, {@code gpu.sharing-strategy}, {@code gpu.product},
+ * {@code gpu.memory}, {@code gpu.family}, {@code gpu.compute.*}), then the MIG strategy's labels on top (GFD's
+ * resource labeler). GPUs are grouped by NVML name; MIG-enabled GPUs of a model are labelled first, without
+ * sharing, and the model's full GPUs overwrite them. <b>Fix</b>: with several models the one with the most GPUs
+ * is described (ties: sanitised name ascending) instead of a random one, with a note.
+ */
+final class ResourceLabeler implements Part {
+
+
+    private final DevicePluginConfig dp;
+
+    ResourceLabeler(DevicePluginConfig dp) {
+        this.dp = dp;
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String single = " With mig-strategy single: of the MIG devices instead.";
+        String cc = "nvmlDeviceGetCudaComputeCapability";
+        List<LabelDoc> out = new ArrayList<>(List.of(
+                Out.doc("gpu.count", "nvmlDeviceGetCount_v2, nvmlDeviceGetName", 8,
+                        "GPUs of the labelled model (with several models: the one with the most GPUs)." + single),
+                Out.doc("gpu.replicas", "device plugin config sharing.*.resources (nvidia.com/gpu)", 1,
+                        "Replicas per GPU: 1 unless shared, 0 when MIG is enabled." + single),
+                Out.doc("gpu.sharing-strategy", "device plugin config sharing", "none", "none, time-slicing or mps." + single),
+                Out.doc("gpu.product", "nvmlDeviceGetName", "NVIDIA-A100-SXM4-80GB",
+                        "The GPU name, sanitised; -SHARED appended when shared and not renamed." + single),
+                Out.doc("gpu.memory", "nvmlDeviceGetMemoryInfo", 81920, "Memory of one GPU, MiB." + single),
+                Out.doc("gpu.family", cc, "ampere", "Architecture of the compute capability (volta, ampere, hopper...)."),
+                Out.doc("gpu.compute.major", cc, 8, "CUDA compute capability, major."),
+                Out.doc("gpu.compute.minor", cc, 0, "CUDA compute capability, minor.")));
+        out.addAll(MigLabels.docs());
+        return out;
+    }
+
+    @Override
+    public void label(GpuFacts facts, Out out) {
+        Map<String, List<GpuFacts.Gpu>> byName = new LinkedHashMap<>();
+        facts.gpus().forEach(g -> byName.computeIfAbsent(g.name(), k -> new java.util.ArrayList<>()).add(g));
+        List<GpuFacts.Gpu> model = chooseModel(byName, out);
+        List<GpuFacts.Gpu> enabled = model.stream().filter(GpuFacts.Gpu::migEnabled).toList();
+        List<GpuFacts.Gpu> full = model.stream().filter(g -> !g.migEnabled()).toList();
+        if (!enabled.isEmpty()) {
+            fullGpu(out, enabled.get(0), model, Share.migParent(Names.gpus(indices(enabled))));
+        }
+        if (!full.isEmpty()) {
+            fullGpu(out, full.get(0), model, Share.of(dp, "nvidia.com/gpu"));
+        }
+        switch (dp.migStrategy()) {
+            case "single" -> MigLabels.single(facts, dp, out);
+            case "mixed" -> MigLabels.mixed(facts, dp, out);
+            default -> {
+                // none: MIG devices are not resources of their own, so there is nothing more to say
+            }
+        }
+    }
+
+    private static List<GpuFacts.Gpu> chooseModel(Map<String, List<GpuFacts.Gpu>> byName, Out out) {
+        if (byName.size() == 1) {
+            return byName.values().iterator().next();
+        }
+        List<GpuFacts.Gpu> best = byName.values().stream()
+                .min(Comparator.<List<GpuFacts.Gpu>>comparingInt(l -> -l.size())
+                        .thenComparing(l -> Names.sanitise(l.get(0).name())))
+                .orElseThrow();
+        StringBuilder models = new StringBuilder();
+        byName.forEach((name, gpus) -> models.append(models.length() == 0 ? "" : ", ").append('\'').append(name)
+                .append("' (").append(Names.gpus(indices(gpus))).append(')'));
+        out.note("several GPU models on this node: " + models + "; nvidia.com/gpu.* labels describe '" + best.get(0).name()
+                + "', the model with the most GPUs (ties: name ascending)");
+        return best;
+    }
+
+    static List<Integer> indices(List<GpuFacts.Gpu> gpus) {
+        return gpus.stream().map(GpuFacts.Gpu::index).toList();
+    }
+
+    private static void fullGpu(Out out, GpuFacts.Gpu g, List<GpuFacts.Gpu> model, Share share) {
+        String name = "nvmlDeviceGetName = '" + g.name() + "' (" + Names.gpus(indices(model)) + ")";
+        out.put("gpu.count", model.size(), name);
+        out.put("gpu.replicas", share.replicas(), share.evidence());
+        out.put("gpu.sharing-strategy", share.strategy(), share.evidence());
+        out.put("gpu.product", Names.product(g.name(), share.sharedSuffix() ? "SHARED" : ""),
+                name + (share.sharedSuffix() ? "; -SHARED: " + share.evidence() : ""));
+        if (g.memoryBytes() == null) {
+            out.note("GPU " + g.index() + ": nvmlDeviceGetMemoryInfo failed or not supported; nvidia.com/gpu.memory is omitted");
+        } else if (g.memoryBytes() / GpuFacts.MIB > 0) {
+            out.put("gpu.memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
+                    + " bytes (GPU " + g.index() + "), in MiB");
+        }
+        if (g.ccMajor() == null || g.ccMinor() == null) {
+            out.note("GPU " + g.index() + ": nvmlDeviceGetCudaComputeCapability failed; nvidia.com/gpu.family and "
+                    + "gpu.compute.* are omitted");
+        } else if (g.ccMajor() != 0) {
+            String cc = "nvmlDeviceGetCudaComputeCapability = " + g.ccMajor() + "." + g.ccMinor() + " (GPU " + g.index() + ")";
+            out.put("gpu.family", Names.family(g.ccMajor(), g.ccMinor()), cc);
+            out.put("gpu.compute.major", g.ccMajor(), cc);
+            out.put("gpu.compute.minor", g.ccMinor(), cc);
+        }
+    }
+}

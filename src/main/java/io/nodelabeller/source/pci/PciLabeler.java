@@ -1,0 +1,50 @@
+package io.nodelabeller.source.pci;
+
+import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.DeviceLabels;
+import io.nodelabeller.config.PciConfig;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
+import io.nodelabeller.label.Labeler;
+
+import java.util.List;
+
+/**
+ * NFD's pci labels: {@code pci-<fields>.present=true} per whitelisted device class and
+ * {@code pci-<fields>.sriov.capable=true} when the device has a {@code sriov_totalvfs} file (any value,
+ * even 0, as NFD). Config {@code sources.pci.deviceClassWhitelist} / {@code deviceLabelFields}.
+ */
+public final class PciLabeler implements Labeler {
+
+    private final DeviceLabels devices;
+
+    public PciLabeler(PciConfig config) {
+        this.devices = new DeviceLabels("pci", "pci.device", config.deviceClassWhitelist(), config.deviceLabelFields(),
+                PciConfig.FIELDS, PciConfig.DEFAULT.deviceLabelFields());
+    }
+
+    @Override
+    public String name() {
+        return "pci";
+    }
+
+    @Override
+    public List<LabelDoc> docs() {
+        String dir = "/sys/bus/pci/devices/*/";
+        String fields = " <fields> is sources.pci.deviceLabelFields (default class,vendor) joined by '_'.";
+        return List.of(
+                LabelDoc.pattern(LabelRules.NFD_PREFIX + "pci-<fields>.present", LabelRules.NFD_PREFIX + "pci-0302_10de.present", "true", name(),
+                        dir + "{class,vendor,device,subsystem_vendor,subsystem_device}",
+                        "A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
+                                + fields),
+                LabelDoc.pattern(LabelRules.NFD_PREFIX + "pci-<fields>.sriov.capable", LabelRules.NFD_PREFIX + "pci-0207_15b3.sriov.capable",
+                        "true", name(), dir + "sriov_totalvfs",
+                        "Such a device has a sriov_totalvfs file (any value, as NFD)."));
+    }
+
+    @Override
+    public List<Label> labels(Features f) {
+        return devices.labels(f, name(), ".sriov.capable", "sriov_totalvfs");
+    }
+}

@@ -1,0 +1,53 @@
+package io.nodelabeller.source.usb;
+
+import io.nodelabeller.config.UsbConfig;
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.source.usb.UsbSource;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UsbLabelerTest {
+
+    private static List<String> keys(UsbConfig config, Features f) {
+        return new UsbLabeler(config).labels(f).stream().map(Label::key).sorted().toList();
+    }
+
+    private static Features gpuServer() {
+        return new UsbSource().discover(Hosts.fs("gpu-server"), m -> { });
+    }
+
+    @Test
+    void defaultsLabelOnlyWhitelistedClasses() {
+        // hubs (09) and HID (03, from the interfaces of a class-00 device) are not in 0e/ef/fe/ff
+        assertEquals(List.of("feature.node.kubernetes.io/usb-ef_046b_ffb0.present"), keys(UsbConfig.DEFAULT, gpuServer()));
+    }
+
+    @Test
+    void interfaceClassIsUsedForClass00Devices() {
+        assertEquals(List.of("feature.node.kubernetes.io/usb-03_046b_ff10.present"),
+                keys(new UsbConfig(List.of("03"), UsbConfig.DEFAULT.deviceLabelFields()), gpuServer()));
+    }
+
+    @Test
+    void fieldsInCanonicalOrderInvalidOnesIgnored() {
+        assertEquals(List.of("feature.node.kubernetes.io/usb-ef_1234567890.present"),
+                keys(new UsbConfig(List.of("EF"), List.of("serial", "bogus", "class")), gpuServer()));
+        assertEquals(List.of("feature.node.kubernetes.io/usb-ef_046b_ffb0.present"),
+                keys(new UsbConfig(List.of("ef"), List.of("bogus")), gpuServer()));
+    }
+
+    @Test
+    void missingFieldIsEmptyAsNfd() {
+        Features f = Features.builder("usb").instance("device", Map.of("class", "ff", "vendor", "1a6e", "device", "089a")).build();
+        List<Label> labels = new UsbLabeler(new UsbConfig(List.of("ff"), List.of("vendor", "serial"))).labels(f);
+        assertEquals(List.of("feature.node.kubernetes.io/usb-1a6e_.present"), labels.stream().map(Label::key).toList());
+        assertTrue(labels.get(0).evidence().contains("vendor='1a6e' serial=''"), labels.get(0).evidence());
+    }
+}
