@@ -1,6 +1,8 @@
 package io.nodelabeller.catalog;
 
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.ConfigLoader;
+import io.nodelabeller.config.SourceSection;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.config.Selection;
 import io.nodelabeller.label.LabelDoc;
@@ -9,6 +11,10 @@ import io.nodelabeller.label.Labeler;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.label.rules.CustomLabeler;
 import io.nodelabeller.source.Source;
+import io.nodelabeller.source.usb.UsbConfig;
+import io.nodelabeller.source.pci.PciConfig;
+import io.nodelabeller.source.kernel.KernelConfig;
+import io.nodelabeller.source.cpu.CpuConfig;
 import io.nodelabeller.source.cpu.CpuLabeler;
 import io.nodelabeller.source.cpu.CpuSource;
 import io.nodelabeller.source.kernel.KernelLabeler;
@@ -49,26 +55,45 @@ import java.util.function.BiFunction;
  */
 public final class Catalog {
 
-    /** One line of the catalog: a name, how to make its discovery (none for {@code custom}) and its labeler. */
-    private record Entry(String name, BiFunction<Config, Options, Source> source,
+    /**
+     * One line of the catalog: a name, its {@code sources:} section (null when it has none), how to make its
+     * discovery (none for {@code custom}) and its labeler.
+     */
+    private record Entry(String name, SourceSection<?> settings, BiFunction<Config, Options, Source> source,
                          BiFunction<Config, Options, Labeler> labeler) {
     }
 
     private static final List<Entry> ENTRIES = List.of(
-            new Entry("cpu", (c, o) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().cpu())),
-            new Entry("kernel", (c, o) -> new KernelSource(c.sources().kernel()), (c, o) -> new KernelLabeler(c.sources().kernel())),
-            new Entry("system", (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
-            new Entry("pci", (c, o) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().pci())),
-            new Entry("usb", (c, o) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().usb())),
-            new Entry("memory", (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
-            new Entry("storage", (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
-            new Entry("network", (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
-            new Entry("nvidia", (c, o) -> new NvidiaSource(o),
+            new Entry("cpu", CpuConfig.SECTION,
+                    (c, o) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().get(CpuConfig.SECTION))),
+            new Entry("kernel", KernelConfig.SECTION,
+                    (c, o) -> new KernelSource(c.sources().get(KernelConfig.SECTION)),
+                    (c, o) -> new KernelLabeler(c.sources().get(KernelConfig.SECTION))),
+            new Entry("system", null, (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
+            new Entry("pci", PciConfig.SECTION,
+                    (c, o) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().get(PciConfig.SECTION))),
+            new Entry("usb", UsbConfig.SECTION,
+                    (c, o) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().get(UsbConfig.SECTION))),
+            new Entry("memory", null, (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
+            new Entry("storage", null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
+            new Entry("network", null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
+            new Entry("nvidia", null, (c, o) -> new NvidiaSource(o),
                     (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp())),
-            new Entry("custom", null, (c, o) -> new CustomLabeler(c.sources().custom())),
-            new Entry("local", (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
+            new Entry("custom", null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
+            new Entry("local", LocalSource.SECTION,
+                    (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
 
     private Catalog() {
+    }
+
+    /** The {@code sources:} sections of every source that has one, for reading config files. */
+    public static List<SourceSection<?>> sections() {
+        return ENTRIES.stream().<SourceSection<?>>map(Entry::settings).filter(java.util.Objects::nonNull).toList();
+    }
+
+    /** A config loader that knows every source's section. */
+    public static ConfigLoader configLoader() {
+        return new ConfigLoader(sections());
     }
 
     /** Every source name, in discovery order ({@code --sources}, {@code core.featureSources}). */

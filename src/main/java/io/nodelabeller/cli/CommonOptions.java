@@ -2,7 +2,7 @@ package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.yaml.ConfigException;
-import io.nodelabeller.config.ConfigLoader;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Options;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -42,7 +42,7 @@ final class CommonOptions {
     List<String> sources;
 
     Config loadConfig() throws ConfigException {
-        return ConfigLoader.load(config, devicePluginConfig);
+        return Catalog.configLoader().load(config, devicePluginConfig);
     }
 
     /**

@@ -26,11 +26,11 @@ public record Config(CoreConfig core, SourcesConfig sources, PublishConfig publi
         return new Config(core, newSources, publish, daemon, devicePlugin);
     }
 
-    static Config read(YamlNode root) {
+    static Config read(YamlNode root, java.util.List<SourceSection<?>> sources) {
         root.object(KEYS);
         return new Config(
                 root.child("core").isMissing() ? CoreConfig.DEFAULT : CoreConfig.read(root.child("core")),
-                root.child("sources").isMissing() ? SourcesConfig.DEFAULT : SourcesConfig.read(root.child("sources")),
+                root.child("sources").isMissing() ? SourcesConfig.DEFAULT : SourcesConfig.read(root.child("sources"), sources),
                 root.child("publish").isMissing() ? PublishConfig.DEFAULT : PublishConfig.read(root.child("publish")),
                 root.child("daemon").isMissing() ? DaemonConfig.DEFAULT : DaemonConfig.read(root.child("daemon")),
                 root.child("devicePlugin").isMissing() ? DevicePluginConfig.DEFAULT

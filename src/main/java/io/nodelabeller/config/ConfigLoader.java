@@ -3,10 +3,7 @@ package io.nodelabeller.config;
 import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.yaml.Yaml;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.MissingNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.config.rules.RuleFiles;
 
@@ -17,20 +14,27 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads and validates a config file. Every problem is collected; any problem makes the whole file rejected. */
+/**
+ * Reads and validates a config file. Every problem is collected; any problem makes the whole file rejected. A loader
+ * knows the {@code sources:} sections of the sources it is given (the catalog's, in the agent); any other key under
+ * {@code sources:} is an error.
+ */
 public final class ConfigLoader {
 
-    private ConfigLoader() {
+    private final List<SourceSection<?>> sources;
+
+    public ConfigLoader(List<SourceSection<?>> sources) {
+        this.sources = List.copyOf(sources);
     }
 
     /**
      * The config in {@code file}, or the defaults when {@code file} is null, plus the rule files of
      * {@code core.customRulesDir}. Problems of the file and of the rule files are reported together.
      */
-    public static Config load(Path file) throws ConfigException {
+    public Config load(Path file) throws ConfigException {
         List<String> problems = new ArrayList<>();
         Config config = file == null ? Config.DEFAULT
-                : Config.read(YamlNode.root(file.toString(), Yaml.readTree(file.toString(), readText(file)), problems));
+                : Config.read(YamlNode.root(file.toString(), Yaml.readTree(file.toString(), readText(file)), problems), sources);
         String dir = config.core().customRulesDir();
         List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems);
         if (!problems.isEmpty()) {
@@ -44,7 +48,7 @@ public final class ConfigLoader {
      * {@code devicePluginFile} (when not null) as its {@code devicePlugin} section. Giving both the file and a
      * {@code devicePlugin:} section is an error: two sources of truth for replicas would sooner or later disagree.
      */
-    public static Config load(Path file, Path devicePluginFile) throws ConfigException {
+    public Config load(Path file, Path devicePluginFile) throws ConfigException {
         Config config = load(file);
         if (devicePluginFile == null) {
             return config;
@@ -83,10 +87,10 @@ public final class ConfigLoader {
     }
 
     /** Parses YAML (or JSON) {@code text}; {@code name} is used in messages. Reads no rule directory. */
-    public static Config parse(String name, String text) throws ConfigException {
+    public Config parse(String name, String text) throws ConfigException {
         JsonNode tree = Yaml.readTree(name, text);
         List<String> problems = new ArrayList<>();
-        Config config = Config.read(YamlNode.root(name, tree, problems));
+        Config config = Config.read(YamlNode.root(name, tree, problems), sources);
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }

@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.catalog.Catalog;
+import io.nodelabeller.source.pci.PciConfig;
+import io.nodelabeller.source.kernel.KernelConfig;
 import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.config.yaml.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -16,13 +19,13 @@ class ConfigLoaderTest {
 
     @Test
     void emptyDocumentGivesDefaults() throws Exception {
-        assertEquals(Config.DEFAULT, ConfigLoader.parse("c.yaml", ""));
-        assertEquals(Config.DEFAULT, ConfigLoader.load(null));
+        assertEquals(Config.DEFAULT, Catalog.configLoader().parse("c.yaml", ""));
+        assertEquals(Config.DEFAULT, Catalog.configLoader().load(null));
     }
 
     @Test
     void readsNfdKeys() throws Exception {
-        Config c = ConfigLoader.parse("c.yaml", """
+        Config c = Catalog.configLoader().parse("c.yaml", """
                 core:
                   sleepInterval: 1m30s
                   labelWhiteList: "^cpu-"
@@ -35,15 +38,15 @@ class ConfigLoaderTest {
                 """);
         assertEquals(Duration.ofSeconds(90), c.core().sleepInterval());
         assertEquals("^cpu-", c.core().labelWhiteList().pattern());
-        assertEquals(List.of("0200", "03"), c.sources().pci().deviceClassWhitelist());
-        assertEquals(List.of("class", "vendor", "device"), c.sources().pci().deviceLabelFields());
-        assertEquals(List.of("PREEMPT"), c.sources().kernel().configOpts());
+        assertEquals(List.of("0200", "03"), c.sources().get(PciConfig.SECTION).deviceClassWhitelist());
+        assertEquals(List.of("class", "vendor", "device"), c.sources().get(PciConfig.SECTION).deviceLabelFields());
+        assertEquals(List.of("PREEMPT"), c.sources().get(KernelConfig.SECTION).configOpts());
         assertNull(Config.DEFAULT.core().labelWhiteList());
     }
 
     @Test
     void everyProblemIsListedWithFileAndKeyPath() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("bad.yaml", """
+        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("bad.yaml", """
                 core:
                   sleepInterval: 60
                   labelWhiteList: "(["
@@ -66,13 +69,13 @@ class ConfigLoaderTest {
 
     @Test
     void emptyWhitelistMeansEveryLabelAndExampleConfigIsValid() throws Exception {
-        assertNull(ConfigLoader.parse("c.yaml", "core:\n  labelWhiteList: \"\"\n").core().labelWhiteList());
-        ConfigLoader.load(java.nio.file.Path.of("config/example.yaml"));
+        assertNull(Catalog.configLoader().parse("c.yaml", "core:\n  labelWhiteList: \"\"\n").core().labelWhiteList());
+        Catalog.configLoader().load(java.nio.file.Path.of("config/example.yaml"));
     }
 
     @Test
     void syntaxErrorNamesLine() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("x.yaml", "core:\n  a: [\n"));
+        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("x.yaml", "core:\n  a: [\n"));
         assertTrue(e.getMessage().startsWith("x.yaml: not valid YAML at line"), e.getMessage());
     }
 
@@ -90,7 +93,7 @@ class ConfigLoaderTest {
     @Test
     void aDuplicateKeyIsAnError() {
         ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
-                () -> ConfigLoader.parse("dup.yaml", "core:\n  sleepInterval: 60s\n  sleepInterval: 30s\n"));
+                () -> Catalog.configLoader().parse("dup.yaml", "core:\n  sleepInterval: 60s\n  sleepInterval: 30s\n"));
         assertEquals(List.of("dup.yaml: not valid YAML at line 3, column 16: Duplicate field 'sleepInterval'"), e.problems());
     }
 }

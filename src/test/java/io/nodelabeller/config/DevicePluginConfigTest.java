@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.yaml.Yaml;
@@ -254,17 +255,17 @@ class DevicePluginConfigTest {
         Path plain = tmp.resolve("plain.yaml");
         Files.writeString(plain, "core: {sleepInterval: 30s}\n");
 
-        assertEquals("mixed", ConfigLoader.load(null, dpFile).devicePlugin().migStrategy());
-        assertEquals("mixed", ConfigLoader.load(plain, dpFile).devicePlugin().migStrategy());
-        Config section = ConfigLoader.load(cfg, null);
+        assertEquals("mixed", Catalog.configLoader().load(null, dpFile).devicePlugin().migStrategy());
+        assertEquals("mixed", Catalog.configLoader().load(plain, dpFile).devicePlugin().migStrategy());
+        Config section = Catalog.configLoader().load(cfg, null);
         assertEquals("single", section.devicePlugin().migStrategy());
         assertEquals(cfg + " (devicePlugin)", section.devicePlugin().origin());
-        ConfigException both = assertThrows(ConfigException.class, () -> ConfigLoader.load(cfg, dpFile));
+        ConfigException both = assertThrows(ConfigException.class, () -> Catalog.configLoader().load(cfg, dpFile));
         assertTrue(both.getMessage().contains("devicePlugin: given both here and with --device-plugin-config " + dpFile),
                 both.getMessage());
-        assertTrue(assertThrows(ConfigException.class, () -> ConfigLoader.load(null, tmp.resolve("none.yaml")))
+        assertTrue(assertThrows(ConfigException.class, () -> Catalog.configLoader().load(null, tmp.resolve("none.yaml")))
                 .getMessage().endsWith("none.yaml: file not found"));
-        ConfigException inSection = assertThrows(ConfigException.class, () -> ConfigLoader.parse("c.yaml",
+        ConfigException inSection = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("c.yaml",
                 "devicePlugin:\n  flags: {migStrategy: all}\n"));
         assertEquals(List.of("c.yaml: devicePlugin.flags.migStrategy: expected one of none, single, mixed, got 'all'"),
                 inSection.problems());

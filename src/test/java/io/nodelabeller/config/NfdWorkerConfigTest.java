@@ -1,5 +1,8 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.catalog.Catalog;
+import io.nodelabeller.source.usb.UsbConfig;
+import io.nodelabeller.source.cpu.CpuConfig;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.rules.MatchExpression;
 import io.nodelabeller.config.rules.Op;
@@ -72,7 +75,7 @@ class NfdWorkerConfigTest {
 
     @Test
     void theWholeNfdSchemaIsAccepted() throws Exception {
-        Config c = ConfigLoader.parse("nfd-worker.conf", FULL_NFD_WORKER_CONF);
+        Config c = Catalog.configLoader().parse("nfd-worker.conf", FULL_NFD_WORKER_CONF);
         CoreConfig core = c.core();
         assertEquals(Duration.ofSeconds(30), core.sleepInterval());
         assertEquals(List.of("all", "-usb"), core.featureSources());
@@ -80,8 +83,8 @@ class NfdWorkerConfigTest {
         assertTrue(core.noPublish());
         assertEquals(List.of("node"), core.ownerRefs());
         assertEquals(List.of("pci.device", "usb.*", "*"), core.noPublishFeatures());
-        assertEquals(List.of("MMX", "SSE4.1"), c.sources().cpu().attributeBlacklist());
-        assertEquals(List.of("class", "vendor", "device", "serial"), c.sources().usb().deviceLabelFields());
+        assertEquals(List.of("MMX", "SSE4.1"), c.sources().get(CpuConfig.SECTION).attributeBlacklist());
+        assertEquals(List.of("class", "vendor", "device", "serial"), c.sources().get(UsbConfig.SECTION).deviceLabelFields());
         assertEquals(1, c.sources().custom().size());
         assertEquals(MatchExpression.of(Op.In, "8086"),
                 c.sources().custom().get(0).matchFeatures().get(1).matchExpressions().get("vendor"));
@@ -100,30 +103,30 @@ class NfdWorkerConfigTest {
 
     @Test
     void labelSourcesWithoutTheDeprecatedAlias() throws Exception {
-        assertEquals(List.of("kernel"), ConfigLoader.parse("c", "core: {labelSources: [kernel]}").core().labelSources());
-        assertEquals(List.of("kernel"), ConfigLoader.parse("c", "core: {sources: [kernel]}").core().labelSources());
+        assertEquals(List.of("kernel"), Catalog.configLoader().parse("c", "core: {labelSources: [kernel]}").core().labelSources());
+        assertEquals(List.of("kernel"), Catalog.configLoader().parse("c", "core: {sources: [kernel]}").core().labelSources());
     }
 
     @Test
     void noOwnerRefsEmptiesOwnerRefs() throws Exception {
-        assertEquals(List.of(), ConfigLoader.parse("c", "core: {noOwnerRefs: true}").core().ownerRefs());
-        assertEquals(List.of(), ConfigLoader.parse("c", "core: {ownerRefs: [pod], noOwnerRefs: true}").core().ownerRefs());
-        assertEquals(List.of(), ConfigLoader.parse("c", "core: {ownerRefs: []}").core().ownerRefs());
+        assertEquals(List.of(), Catalog.configLoader().parse("c", "core: {noOwnerRefs: true}").core().ownerRefs());
+        assertEquals(List.of(), Catalog.configLoader().parse("c", "core: {ownerRefs: [pod], noOwnerRefs: true}").core().ownerRefs());
+        assertEquals(List.of(), Catalog.configLoader().parse("c", "core: {ownerRefs: []}").core().ownerRefs());
     }
 
     @Test
     void emptyLocalAndNullSectionsAreAccepted() throws Exception {
-        assertEquals(Config.DEFAULT.sources(), ConfigLoader.parse("c", "sources: {local: {}, custom: []}").sources());
-        assertEquals(Config.DEFAULT.sources(), ConfigLoader.parse("c", "sources: {local: null, custom: null}").sources());
-        assertNull(ConfigLoader.parse("c", "core: {klog: {}}").core().labelWhiteList());
-        assertNull(ConfigLoader.parse("c", "core: {labelWhiteList: \"\"}").core().labelWhiteList(), "\"\" = every label");
+        assertEquals(Config.DEFAULT.sources(), Catalog.configLoader().parse("c", "sources: {local: {}, custom: []}").sources());
+        assertEquals(Config.DEFAULT.sources(), Catalog.configLoader().parse("c", "sources: {local: null, custom: null}").sources());
+        assertNull(Catalog.configLoader().parse("c", "core: {klog: {}}").core().labelWhiteList());
+        assertNull(Catalog.configLoader().parse("c", "core: {labelWhiteList: \"\"}").core().labelWhiteList(), "\"\" = every label");
         assertEquals(List.of("c: core.labelWhiteList: expected a string, got a list"), assertThrows(ConfigException.class,
-                () -> ConfigLoader.parse("c", "core: {labelWhiteList: [a]}")).problems());
+                () -> Catalog.configLoader().parse("c", "core: {labelWhiteList: [a]}")).problems());
     }
 
     @Test
     void everyBadValueIsListed() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse("w.conf", """
+        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("w.conf", """
                 core:
                   noPublish: "yes"
                   ownerRefs: [pod, daemonset, pod]
@@ -182,14 +185,14 @@ class NfdWorkerConfigTest {
                         + "subsystem_device, got 'model'",
                 "w.conf: sources.usb.deviceClassWhitelist[1]: expected a USB class of 1 or 2 hex digits, got '100'",
                 "w.conf: sources.usb.deviceLabelFields: expected at least one of class, vendor, device, serial",
-                "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2'",
                 "w.conf: sources.kernel.configOpts[1]: expected a kernel config option name such as NO_HZ, got 'CONFIG X'",
+                "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2'",
                 "w.conf: sources.custom: expected a list, got a mapping"), e.problems());
     }
 
     @Test
     void theExampleConfigIsValid() throws Exception {
-        Config c = ConfigLoader.parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
+        Config c = Catalog.configLoader().parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
         assertEquals(List.of("mellanox nic with sr-iov", "nvidia kernel modules"),
                 c.sources().custom().stream().map(io.nodelabeller.config.rules.Rule::name).toList());
         assertEquals(Config.DEFAULT.core().ownerRefs(), c.core().ownerRefs());
@@ -198,7 +201,7 @@ class NfdWorkerConfigTest {
     /** The example says it shows every default: each section it sets equals the built-in default. */
     @Test
     void theExampleConfigShowsEveryDefault() throws Exception {
-        Config c = ConfigLoader.parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
+        Config c = Catalog.configLoader().parse("config/example.yaml", java.nio.file.Files.readString(java.nio.file.Path.of("config/example.yaml")));
         assertEquals(Config.DEFAULT.core(), c.core());
         assertEquals(Config.DEFAULT.sources().withMoreRules(c.sources().custom()), c.sources());
         assertEquals(Config.DEFAULT.publish(), c.publish());

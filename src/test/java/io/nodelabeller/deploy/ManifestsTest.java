@@ -1,5 +1,6 @@
 package io.nodelabeller.deploy;
 
+import io.nodelabeller.catalog.Catalog;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -275,7 +276,7 @@ class ManifestsTest {
     @MethodSource("variants")
     void shippedConfigIsValidAndProbesUseItsPort(String variant) throws Exception {
         List<HasMetadata> objects = Manifests.render(variant);
-        Config config = ConfigLoader.parse(variant + " ConfigMap config.yaml",
+        Config config = Catalog.configLoader().parse(variant + " ConfigMap config.yaml",
                 one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
         assertEquals(DaemonConfig.DEFAULT.port(), config.daemon().port(), "the manifests assume the default port");
         for (DaemonSet ds : ofKind(objects, DaemonSet.class)) {
@@ -372,7 +373,7 @@ class ManifestsTest {
     @Test
     void nfdCompatOverlayPublishesNodeFeaturesWithANamespacedRole() throws Exception {
         List<HasMetadata> objects = Manifests.render("overlays/nfd-compat");
-        Config config = ConfigLoader.parse("nfd-compat", one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        Config config = Catalog.configLoader().parse("nfd-compat", one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
         assertTrue(config.publish().nodeFeature().enabled());
         assertFalse(config.publish().node(), "nfd-master writes the labels");
         Role role = ofKind(objects, Role.class).get(0);
@@ -398,7 +399,7 @@ class ManifestsTest {
         assertEquals(role.getMetadata().getName(), rb.getRoleRef().getName());
         assertEquals(ofKind(objects, ServiceAccount.class).get(0).getMetadata().getName(), rb.getSubjects().get(0).getName());
         // Everything but publishing is the base config.
-        Config base = ConfigLoader.parse("base", Manifests.shippedConfig());
+        Config base = Catalog.configLoader().parse("base", Manifests.shippedConfig());
         assertEquals(base.core().sleepInterval(), config.core().sleepInterval());
         assertEquals(base.sources(), config.sources());
     }
@@ -508,7 +509,7 @@ class ManifestsTest {
 
     @Test
     void customRuleExampleIsAValidConfig() throws Exception {
-        Config config = ConfigLoader.load(Manifests.ROOT.resolve("examples/custom-rule/config.yaml"));
+        Config config = Catalog.configLoader().load(Manifests.ROOT.resolve("examples/custom-rule/config.yaml"));
         assertEquals(DaemonConfig.DEFAULT.port(), config.daemon().port());
     }
 

@@ -1,7 +1,6 @@
 package io.nodelabeller.source.cpu;
 
 import io.nodelabeller.label.LabelRules;
-import io.nodelabeller.config.CpuConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;

@@ -1,7 +1,6 @@
 package io.nodelabeller.source.kernel;
 
 import io.nodelabeller.label.LabelRules;
-import io.nodelabeller.config.KernelConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;

@@ -1,6 +1,5 @@
 package io.nodelabeller.source.kernel;
 
-import io.nodelabeller.config.KernelConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;

@@ -1,5 +1,6 @@
 package io.nodelabeller.source.local;
 
+import io.nodelabeller.config.SourceSection;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
@@ -28,6 +29,8 @@ import java.util.Map;
 public final class LocalSource implements Source {
 
     public static final String DIR = "/etc/kubernetes/node-feature-discovery/features.d";
+    /** {@code sources.local}: no options, as in NFD ({@code local: {}}). */
+    public static final SourceSection<SourceSection.NoOptions> SECTION = SourceSection.noOptions("local");
     /** NFD's MaxFeatureFileSize: larger files are skipped whole. */
     public static final long MAX_FILE_BYTES = 64 * 1024;
 

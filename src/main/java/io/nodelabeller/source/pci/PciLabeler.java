@@ -2,7 +2,6 @@ package io.nodelabeller.source.pci;
 
 import io.nodelabeller.label.LabelRules;
 import io.nodelabeller.label.DeviceLabels;
-import io.nodelabeller.config.PciConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelDoc;

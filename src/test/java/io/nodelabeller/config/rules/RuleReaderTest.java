@@ -1,5 +1,6 @@
 package io.nodelabeller.config.rules;
 
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.ConfigLoader;
@@ -22,7 +23,7 @@ class RuleReaderTest {
     Path tmp;
 
     private static List<Rule> custom(String rulesYaml) throws ConfigException {
-        return ConfigLoader.parse("c.yaml", "sources:\n  custom:\n" + rulesYaml.indent(4)).sources().custom();
+        return Catalog.configLoader().parse("c.yaml", "sources:\n  custom:\n" + rulesYaml.indent(4)).sources().custom();
     }
 
     private static List<String> problems(String rulesYaml) {
@@ -170,7 +171,7 @@ class RuleReaderTest {
         Files.writeString(dir.resolve("empty.yaml"), "");
         Path cfg = tmp.resolve("config.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\nsources:\n  custom:\n    - {name: from-config, labels: {c: \"1\"}}\n");
-        Config c = ConfigLoader.load(cfg);
+        Config c = Catalog.configLoader().load(cfg);
         assertEquals(List.of("from-config", "from-a", "from-b", "from-team"),
                 c.sources().custom().stream().map(Rule::name).toList());
 
@@ -179,7 +180,7 @@ class RuleReaderTest {
         Files.writeString(dir.resolve("d.yaml"), "name: not-a-list\n");
         Files.writeString(dir.resolve("e.yaml"), "- [unclosed\n");
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n  noPublish: maybe\n");
-        List<String> p = assertThrows(ConfigException.class, () -> ConfigLoader.load(cfg)).problems();
+        List<String> p = assertThrows(ConfigException.class, () -> Catalog.configLoader().load(cfg)).problems();
         assertEquals(List.of(
                 cfg + ": core.noPublish: expected true or false, got a string 'maybe'",
                 dir.resolve("c.yaml") + ": [0].matchFeatures[0].matchExpressions.vendor.value: expected exactly one "
@@ -202,15 +203,15 @@ class RuleReaderTest {
         Files.createSymbolicLink(dir.resolve("gpu.yaml"), Path.of("..data/gpu.yaml"));
         Path cfg = tmp.resolve("c.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n");
-        assertEquals(List.of("from-configmap"), ConfigLoader.load(cfg).sources().custom().stream().map(Rule::name).toList());
+        assertEquals(List.of("from-configmap"), Catalog.configLoader().load(cfg).sources().custom().stream().map(Rule::name).toList());
     }
 
     @Test
     void missingOrDisabledDirectoryGivesNoRules() throws Exception {
         Path cfg = tmp.resolve("c.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: " + tmp.resolve("nope") + "\n");
-        assertEquals(List.of(), ConfigLoader.load(cfg).sources().custom());
+        assertEquals(List.of(), Catalog.configLoader().load(cfg).sources().custom());
         Files.writeString(cfg, "core:\n  customRulesDir: \"\"\n");
-        assertEquals(List.of(), ConfigLoader.load(cfg).sources().custom());
+        assertEquals(List.of(), Catalog.configLoader().load(cfg).sources().custom());
     }
 }

@@ -65,7 +65,7 @@ class CustomLabelerTest {
 
     @Test
     void ruleOutputIsValidatedLikeAnyLabel() throws Exception {
-        Config c = ConfigLoader.parse("c.yaml", """
+        Config c = Catalog.configLoader().parse("c.yaml", """
                 sources:
                   custom:
                     - name: mixed
@@ -92,17 +92,17 @@ class CustomLabelerTest {
         List<String> names = Catalog.labelerNames();
         assertEquals("local", names.get(names.size() - 1));
         assertEquals("custom", names.get(names.size() - 2));
-        Config c = ConfigLoader.parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {from-rule: \"1\"}}\n");
+        Config c = Catalog.configLoader().parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {from-rule: \"1\"}}\n");
         Labelling l = Catalog.labelling(c, Options.defaults());
         assertTrue(l.label(Features.empty()).asMap().containsKey("feature.node.kubernetes.io/from-rule"));
-        Config noCustom = ConfigLoader.parse("c.yaml", "core: {labelSources: [all, -custom]}\nsources:\n  custom:\n"
+        Config noCustom = Catalog.configLoader().parse("c.yaml", "core: {labelSources: [all, -custom]}\nsources:\n  custom:\n"
                 + "    - {name: r, labels: {from-rule: \"1\"}}\n");
         assertEquals(Map.of(), Catalog.labelling(noCustom, Options.defaults()).label(Features.empty()).asMap());
     }
 
     @Test
     void aLocalFileLabelWinsOverARuleLabel() throws Exception {
-        Config c = ConfigLoader.parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {pool: rule}}\n");
+        Config c = Catalog.configLoader().parse("c.yaml", "sources:\n  custom:\n    - {name: r, labels: {pool: rule}}\n");
         Features local = Features.builder("local").attributes("label", Map.of("pool", "file")).build();
         assertEquals(Map.of("feature.node.kubernetes.io/pool", "file"),
                 Catalog.labelling(c, Options.defaults()).label(local).asMap());

@@ -1,5 +1,6 @@
 package io.nodelabeller.label.rules;
 
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.config.ConfigLoader;
@@ -44,7 +45,7 @@ class GoRegexpTest {
             "a*+;invalid nested repetition operator: `*+`",            // possessive quantifier
     })
     void patternsGoRefusesAreConfigErrorsNamingFileKeyAndPattern(String pattern, String why) {
-        ConfigException rule = assertThrows(ConfigException.class, () -> ConfigLoader.parse("c.yaml", """
+        ConfigException rule = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("c.yaml", """
                 sources:
                   custom:
                     - name: r
@@ -58,7 +59,7 @@ class GoRegexpTest {
                 + "expressions (Go RE2 syntax) for op InRegexp, '" + pattern + "' is not: error parsing regexp: " + why), rule.problems());
 
         ConfigException whitelist = assertThrows(ConfigException.class,
-                () -> ConfigLoader.parse("c.yaml", "core:\n  labelWhiteList: '" + pattern + "'\n"));
+                () -> Catalog.configLoader().parse("c.yaml", "core:\n  labelWhiteList: '" + pattern + "'\n"));
         assertEquals(1, whitelist.problems().size());
         assertTrue(whitelist.problems().get(0).startsWith("c.yaml: core.labelWhiteList: expected a regular expression (Go RE2 syntax), got '"
                 + pattern + "' (error parsing regexp: " + why), whitelist.problems().toString());
@@ -70,7 +71,7 @@ class GoRegexpTest {
             "^[[:alpha:]]+-version;pci-0302_10de.present;false",
     })
     void theLabelWhiteListIsAGoRegexpToo(String pattern, String name, boolean kept) throws Exception {
-        Config c = ConfigLoader.parse("c.yaml", "core:\n  labelWhiteList: '" + pattern + "'\n");
+        Config c = Catalog.configLoader().parse("c.yaml", "core:\n  labelWhiteList: '" + pattern + "'\n");
         assertEquals(kept, c.core().labelWhiteList().matcher(name).find());
     }
 }

@@ -1,6 +1,6 @@
 package io.nodelabeller.source.kernel;
 
-import io.nodelabeller.config.KernelConfig;
+import io.nodelabeller.source.kernel.KernelConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package io.nodelabeller.source.pci;
 
-import io.nodelabeller.config.PciConfig;
+import io.nodelabeller.source.pci.PciConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.source.HostFs;

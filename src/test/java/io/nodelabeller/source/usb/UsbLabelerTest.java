@@ -1,6 +1,6 @@
 package io.nodelabeller.source.usb;
 
-import io.nodelabeller.config.UsbConfig;
+import io.nodelabeller.source.usb.UsbConfig;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.source.usb.UsbSource;

@@ -1,5 +1,7 @@
-package io.nodelabeller.config;
+package io.nodelabeller.source.kernel;
 
+import io.nodelabeller.config.SourceSection;
+import io.nodelabeller.config.yaml.Checks;
 import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
@@ -7,6 +9,9 @@ import java.util.List;
 public record KernelConfig(String kconfigFile, List<String> configOpts) {
 
     public static final KernelConfig DEFAULT = new KernelConfig("", List.of("NO_HZ", "NO_HZ_IDLE", "NO_HZ_FULL", "PREEMPT"));
+
+    /** {@code sources.kernel}, for the config loader. */
+    public static final SourceSection<KernelConfig> SECTION = new SourceSection<>("kernel", DEFAULT, KernelConfig::read);
 
     static KernelConfig read(YamlNode n) {
         n.object("kconfigFile", "configOpts");

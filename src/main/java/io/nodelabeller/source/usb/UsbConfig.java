@@ -1,5 +1,7 @@
-package io.nodelabeller.config;
+package io.nodelabeller.source.usb;
 
+import io.nodelabeller.config.SourceSection;
+import io.nodelabeller.config.yaml.Checks;
 import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
@@ -8,6 +10,9 @@ public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLa
 
     public static final List<String> FIELDS = List.of("class", "vendor", "device", "serial");
     public static final UsbConfig DEFAULT = new UsbConfig(List.of("0e", "ef", "fe", "ff"), List.of("class", "vendor", "device"));
+
+    /** {@code sources.usb}, for the config loader. */
+    public static final SourceSection<UsbConfig> SECTION = new SourceSection<>("usb", DEFAULT, UsbConfig::read);
 
     static UsbConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");

@@ -1,18 +1,17 @@
-package io.nodelabeller.config;
+package io.nodelabeller.config.yaml;
 
-import io.nodelabeller.config.yaml.YamlNode;
 import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /** Validations of list values shared by the source sections; each bad element is a problem at its own path. */
-final class Checks {
+public final class Checks {
 
     private Checks() {
     }
 
     /** A list of strings whose every element matches {@code pattern}. */
-    static List<String> matching(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
+    public static List<String> matching(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
         List<String> values = n.strings(dflt);
         if (values != dflt) {
             for (int i = 0; i < values.size(); i++) {
@@ -25,7 +24,7 @@ final class Checks {
     }
 
     /** A non-empty list of strings, each one of {@code allowed}. */
-    static List<String> oneOf(YamlNode n, List<String> dflt, Collection<String> allowed) {
+    public static List<String> oneOf(YamlNode n, List<String> dflt, Collection<String> allowed) {
         List<String> values = n.strings(dflt);
         if (values != dflt) {
             if (values.isEmpty()) {

@@ -1,5 +1,7 @@
-package io.nodelabeller.config;
+package io.nodelabeller.source.pci;
 
+import io.nodelabeller.config.SourceSection;
+import io.nodelabeller.config.yaml.Checks;
 import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
@@ -8,6 +10,9 @@ public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLa
 
     public static final List<String> FIELDS = List.of("class", "vendor", "device", "subsystem_vendor", "subsystem_device");
     public static final PciConfig DEFAULT = new PciConfig(List.of("03", "0b40", "12"), List.of("class", "vendor"));
+
+    /** {@code sources.pci}, for the config loader. */
+    public static final SourceSection<PciConfig> SECTION = new SourceSection<>("pci", DEFAULT, PciConfig::read);
 
     static PciConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");

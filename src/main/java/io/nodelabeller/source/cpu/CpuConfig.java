@@ -1,5 +1,7 @@
-package io.nodelabeller.config;
+package io.nodelabeller.source.cpu;
 
+import io.nodelabeller.config.SourceSection;
+import io.nodelabeller.config.yaml.Checks;
 import io.nodelabeller.config.yaml.YamlNode;
 import java.util.List;
 
@@ -9,6 +11,9 @@ public record CpuConfig(List<String> attributeBlacklist, List<String> attributeW
     public static final CpuConfig DEFAULT = new CpuConfig(List.of("AVX10", "BMI1", "BMI2", "CLMUL", "CMOV", "CX16",
             "ERMS", "F16C", "HTT", "LZCNT", "MMX", "MMXEXT", "NX", "POPCNT", "RDRAND", "RDSEED", "RDTSCP", "SGX",
             "SGXLC", "SSE", "SSE2", "SSE3", "SSE4", "SSE42", "SSSE3", "TDX_GUEST"), List.of());
+
+    /** {@code sources.cpu}, for the config loader. */
+    public static final SourceSection<CpuConfig> SECTION = new SourceSection<>("cpu", DEFAULT, CpuConfig::read);
 
     static CpuConfig read(YamlNode n) {
         n.object("cpuid");
