@@ -76,7 +76,8 @@ final class Outputs implements AutoCloseable {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
                         env.get(Environment.POD_NAMESPACE)), config.nodeFeature().name(), kube.nodeName,
                         core.ownerRefs(), core.noPublishFeatures(),
-                        new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID))));
+                        new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID)),
+                        NodePublisher.Settings.defaults(), events(metrics)));
             }
             if (wantsKubernetes && !kubernetes) {
                 out.add(new DryRunPublisher());
@@ -120,7 +121,12 @@ final class Outputs implements AutoCloseable {
         if (!interval.isZero()) {
             settings = settings.withCycleInterval(interval);
         }
-        return new NodePublisher(client, nodeName, settings, new PublishEvents() {
+        return new NodePublisher(client, nodeName, settings, events(metrics));
+    }
+
+    /** What the Kubernetes outputs report to the metrics: patches sent, API errors by status. */
+    private static PublishEvents events(Metrics metrics) {
+        return new PublishEvents() {
             @Override
             public void patchSent() {
                 metrics.patchSent();
@@ -130,7 +136,7 @@ final class Outputs implements AutoCloseable {
             public void apiError(int status) {
                 metrics.apiError(status);
             }
-        });
+        };
     }
 
     /** The labels the Node publisher owns on the node now, or empty when there is none or the read failed. */

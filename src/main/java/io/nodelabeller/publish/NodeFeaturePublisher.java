@@ -3,8 +3,6 @@ package io.nodelabeller.publish;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.nodelabeller.feature.Features;
@@ -24,10 +22,13 @@ import java.util.Objects;
  * and holds our labels in {@code spec.labels} and the discovered features in {@code spec.features} (NFD's format,
  * less {@code core.noPublishFeatures}), so that nfd-master's NodeFeatureRules can match them. Owner references
  * follow {@code core.ownerRefs} ({@link OwnerRefs}). Like nfd-worker it reads the object once per cycle and creates
- * or updates it only when it differs. The CRD's model is not part of fabric8,
+ * or updates it only when it differs; requests and failures are handled as the node patch's ({@link ApiClient},
+ * {@link Retrying}: a 409 reads again, 429/5xx/timeouts back off within the publish). The CRD's model is not part of fabric8,
  * so the object is handled as a {@link GenericKubernetesResource}.
  */
 public final class NodeFeaturePublisher implements Publisher {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(NodeFeaturePublisher.class);
 
     public static final String NODE_NAME_LABEL = "nfd.node.kubernetes.io/node-name";
 
@@ -39,30 +40,43 @@ public final class NodeFeaturePublisher implements Publisher {
             .withNamespaced(true)
             .build();
 
-    private final KubernetesClient client;
+    private final PublishEvents events;
     private final String namespace;
     private final String name;
     private final String nodeName;
     private final FeatureFilter filter;
     private final OwnerRefs owners;
+    private final ApiClient api;
+    private final Retrying retrying;
+    private final ProblemLog problems;
+    private final String collection;
 
     /** {@code name} empty or null means: the node's name. No owner references, every feature. */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName) {
-        this(client, namespace, name, nodeName, List.of(), List.of(), OwnerRefs.Pod.NONE);
+        this(client, namespace, name, nodeName, List.of(), List.of(), OwnerRefs.Pod.NONE, NodePublisher.Settings.defaults(),
+                PublishEvents.NONE);
     }
 
     /**
      * With NFD's {@code core.ownerRefs} (a subset of node, pod, ds; {@code pod} is the agent's own pod, which must
-     * run in {@code namespace}) and {@code core.noPublishFeatures}.
+     * run in {@code namespace}) and {@code core.noPublishFeatures}; requests are retried as {@code settings} say
+     * and their failures reported to {@code events}.
      */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName,
-                                List<String> ownerRefs, List<String> noPublishFeatures, OwnerRefs.Pod pod) {
-        this.client = Objects.requireNonNull(client);
+                                List<String> ownerRefs, List<String> noPublishFeatures, OwnerRefs.Pod pod,
+                                NodePublisher.Settings settings, PublishEvents events) {
+        Objects.requireNonNull(client);
         this.namespace = Objects.requireNonNull(namespace);
         this.nodeName = Objects.requireNonNull(nodeName);
         this.name = name == null || name.isEmpty() ? nodeName : name;
         this.filter = new FeatureFilter(noPublishFeatures);
-        this.owners = new OwnerRefs(client, namespace, nodeName, ownerRefs, pod);
+        this.events = events;
+        this.api = new ApiClient(client, settings.requestTimeout(), settings.timing());
+        this.retrying = new Retrying(settings);
+        this.problems = new ProblemLog(LOG, "NodeFeature " + namespace + "/" + this.name);
+        this.collection = "/apis/" + NODE_FEATURE.getGroup() + "/" + NODE_FEATURE.getVersion() + "/namespaces/"
+                + namespace + "/" + NODE_FEATURE.getPlural();
+        this.owners = new OwnerRefs(api, namespace, nodeName, ownerRefs, pod);
     }
 
     @Override
@@ -87,18 +101,26 @@ public final class NodeFeaturePublisher implements Publisher {
     public boolean publish(LabelSet desired, Features features) throws PublishException {
         Map<String, Object> spec = spec(desired, features, filter);
         List<OwnerReference> ownerRefs = owners.resolve();
-        Resource<GenericKubernetesResource> resource = client.genericKubernetesResources(NODE_FEATURE)
-                .inNamespace(namespace).withName(name);
-        try {
-            GenericKubernetesResource current = resource.get();
+        Retrying.Run run = retrying.start("NodeFeature " + namespace + "/" + name, problems, f -> events.apiError(f.status),
+                status -> status == 403 ? " (RBAC: the nfd-compat Role grants create/update on nodefeatures)" : "");
+        boolean written = run.call(() -> {
+            GenericKubernetesResource current;
+            try {
+                current = api.get(collection + "/" + name, GenericKubernetesResource.class);
+            } catch (ApiClient.Failure f) {
+                if (f.status != 404) {
+                    throw f;
+                }
+                current = null;
+            }
             if (current == null) {
-                resource.create(new GenericKubernetesResourceBuilder()
+                api.post(collection, new GenericKubernetesResourceBuilder()
                         .withApiVersion(NODE_FEATURE.getGroup() + "/" + NODE_FEATURE.getVersion())
                         .withKind(NODE_FEATURE.getKind())
                         .withNewMetadata().withName(name).withNamespace(namespace)
                         .addToLabels(NODE_NAME_LABEL, nodeName).withOwnerReferences(ownerRefs).endMetadata()
                         .addToAdditionalProperties("spec", spec)
-                        .build());
+                        .build(), GenericKubernetesResource.class);
                 return true;
             }
             Map<String, String> labels = current.getMetadata().getLabels() == null ? Map.of()
@@ -115,11 +137,11 @@ public final class NodeFeaturePublisher implements Publisher {
             // as nfd-worker: the complete list is ours and replaced
             current.getMetadata().setOwnerReferences(new ArrayList<>(ownerRefs));
             current.getAdditionalProperties().put("spec", spec);
-            // carries the resourceVersion just read: a concurrent writer gives 409, retried next cycle
-            client.genericKubernetesResources(NODE_FEATURE).inNamespace(namespace).resource(current).update();
+            // carries the resourceVersion just read: a concurrent writer gives 409, and the attempt reads again
+            api.put(collection + "/" + name, current, GenericKubernetesResource.class);
             return true;
-        } catch (KubernetesClientException e) {
-            throw new PublishException("NodeFeature " + namespace + "/" + name + ": " + e.getMessage(), e.getCode(), e);
-        }
+        });
+        problems.ok();
+        return written;
     }
 }

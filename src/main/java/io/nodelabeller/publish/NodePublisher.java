@@ -22,12 +22,9 @@ import java.util.SortedMap;
  * only the labels it owns ({@link NodePatch}). The node is known from a watch ({@link NodeView}), so a cycle
  * with nothing to change sends no request at all.
  *
- * <p>Errors: 409/422 (our copy was stale) → read the node again and retry at once (a few times); 429, 5xx,
- * timeouts and resets → exponential backoff with jitter, never sooner than {@code Retry-After}; 401/403/404 and
- * other 4xx → give up this cycle. Each publish is bounded by {@link Settings#giveUpAfter()} and
- * {@link Settings#maxAttempts()}; then it throws {@link PublishException} and the next cycle tries again.
- * Nothing is removed because of an error. The client must not retry by itself (see {@link KubernetesClients}),
- * or the two retry layers would multiply.
+ * <p>Errors follow {@link Retrying} (a 409/422 reads the node again; 429, 5xx and timeouts back off; other 4xx give
+ * up this cycle), bounded per publish by {@link Settings#giveUpAfter()} and {@link Settings#maxAttempts()}; then
+ * {@link PublishException}, and the next cycle tries again. Nothing is removed because of an error.
  *
  * <p>Not thread-safe: cycles never overlap. {@link #close()} stops the watch; the client stays the caller's.
  */
@@ -35,8 +32,6 @@ public final class NodePublisher implements Publisher {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodePublisher.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Re-reads after a 409/422 before falling back to backoff (another writer keeps racing us). */
-    private static final int CONFLICT_REREADS = 3;
     /** Patches per publish: one, and one more after a take-over (claim, then value). */
     private static final int MAX_PATCHES = 2;
 
@@ -97,9 +92,10 @@ public final class NodePublisher implements Publisher {
     private final String nodeName;
     private final Settings settings;
     private final PublishEvents events;
-    private final NodeApi api;
+    private final ApiClient api;
+    private final String path;
     private final NodeView view;
-    private final Backoff backoff;
+    private final Retrying retrying;
     private final ProblemLog problems;
 
     public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events) {
@@ -109,9 +105,10 @@ public final class NodePublisher implements Publisher {
         this.nodeName = nodeName;
         this.settings = settings;
         this.events = events == null ? PublishEvents.NONE : events;
-        this.api = new NodeApi(client, nodeName, settings.requestTimeout(), settings.timing());
+        this.api = new ApiClient(client, settings.requestTimeout(), settings.timing());
+        this.path = "/api/v1/nodes/" + nodeName;
         this.view = new NodeView(client, nodeName, settings.watchTimeout(), settings.silenceLimit(), settings.timing());
-        this.backoff = new Backoff(settings.initialBackoff(), settings.maxBackoff(), settings.random());
+        this.retrying = new Retrying(settings);
         this.problems = new ProblemLog(LOG, "node " + nodeName);
     }
 
@@ -131,86 +128,40 @@ public final class NodePublisher implements Publisher {
      * {@link NodePatch}), computed on the node the first one returned.
      */
     List<NodePatch.Op> apply(SortedMap<String, String> desired) throws PublishException {
-        long start = settings.timing().nanoTime();
-        int failures = 0;
-        int rereads = 0;
+        Node[] seen = {null}; // the node as this call last saw it; dropped after any failed request
+        Retrying.Run run = retrying.start("node " + nodeName, problems, f -> {
+            events.apiError(f.status);
+            view.invalidate();
+            seen[0] = null;
+        }, NodePublisher::hint);
         List<NodePatch.Op> sent = new ArrayList<>();
-        int patches = 0;
-        Node node = null; // the node as this call last saw it
-        while (true) {
-            try {
+        for (int patches = 0; ; patches++) {
+            int patchesSoFar = patches;
+            List<NodePatch.Op> ops = run.call(() -> {
+                Node node = seen[0] != null ? seen[0] : view.current();
                 if (node == null) {
-                    node = view.current();
-                }
-                if (node == null) {
-                    node = api.get();
+                    node = api.get(path, Node.class);
                     view.seed(node);
                 }
-                List<NodePatch.Op> ops = NodePatch.compute(node.getMetadata().getLabels(),
+                seen[0] = node;
+                List<NodePatch.Op> needed = NodePatch.compute(node.getMetadata().getLabels(),
                         node.getMetadata().getAnnotations(), node.getMetadata().getResourceVersion(), desired);
-                if (ops.isEmpty() || patches == MAX_PATCHES) {
-                    problems.ok();
-                    return List.copyOf(sent);
+                if (needed.isEmpty() || patchesSoFar == MAX_PATCHES) {
+                    return List.<NodePatch.Op>of();
                 }
-                Node patched = api.patch(json(ops));
+                Node patched = api.patch(path, ApiClient.JSON_PATCH, json(needed), Node.class);
                 events.patchSent();
                 view.offer(patched);
-                LOG.info("node {}: patched ({} operations)", nodeName, ops.size());
-                sent.addAll(ops);
-                patches++;
-                node = patched;
-            } catch (NodeApi.Failure f) {
-                events.apiError(f.status);
-                view.invalidate();
-                node = null;
-                int status = f.status;
-                if ((status == 409 || status == 422) && rereads < CONFLICT_REREADS) {
-                    rereads++;
-                    LOG.debug("node {}: {}; reading the node again", nodeName, f.getMessage());
-                    continue;
-                }
-                if (!retryable(status)) {
-                    problems.failed("http-" + status, f.getMessage() + hint(status));
-                    throw new PublishException("node " + nodeName + ": " + f.getMessage(), status, f);
-                }
-                Duration wait = backoff.delay(failures, f.retryAfter);
-                failures++;
-                Duration elapsed = Duration.ofNanos(settings.timing().nanoTime() - start);
-                if (failures >= settings.maxAttempts() || elapsed.plus(wait).compareTo(settings.giveUpAfter()) > 0) {
-                    problems.failed(kind(status), f.getMessage() + "; giving up this cycle after " + failures + " attempts");
-                    throw new PublishException("node " + nodeName + ": gave up after " + failures + " attempts: "
-                            + f.getMessage(), status, f);
-                }
-                problems.failed(kind(status), f.getMessage() + "; retrying in " + wait.toMillis() + " ms");
-                sleep(wait);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new PublishException("node " + nodeName + ": interrupted", 0, e);
-            } catch (RuntimeException e) {
-                // never let a surprise from the client kill the daemon's cycle
-                view.invalidate();
-                problems.failed("unexpected", "unexpected error: " + e);
-                throw new PublishException("node " + nodeName + ": unexpected error: " + e, 0, e);
+                LOG.info("node {}: patched ({} operations)", nodeName, needed.size());
+                seen[0] = patched;
+                return needed;
+            });
+            if (ops.isEmpty()) {
+                problems.ok();
+                return List.copyOf(sent);
             }
+            sent.addAll(ops);
         }
-    }
-
-    private void sleep(Duration wait) throws PublishException {
-        try {
-            settings.timing().sleep(wait);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PublishException("node " + nodeName + ": interrupted while waiting to retry", 0, e);
-        }
-    }
-
-    /** 0 = no answer (timeout, reset); 409/422 past the re-reads; 429; 5xx. */
-    static boolean retryable(int status) {
-        return status == 0 || status == 409 || status == 422 || status == 429 || status >= 500;
-    }
-
-    private static String kind(int status) {
-        return status == 0 ? "io" : "http-" + status;
     }
 
     private static String hint(int status) {
@@ -249,7 +200,7 @@ public final class NodePublisher implements Publisher {
         try {
             Node node = view.current();
             if (node == null) {
-                node = api.get();
+                node = api.get(path, Node.class);
                 view.seed(node);
             }
             Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
@@ -260,7 +211,7 @@ public final class NodePublisher implements Publisher {
                 }
             }
             return out;
-        } catch (NodeApi.Failure f) {
+        } catch (ApiClient.Failure f) {
             events.apiError(f.status);
             view.invalidate();
             throw new PublishException("node " + nodeName + ": " + f.getMessage() + hint(f.status), f.status, f);

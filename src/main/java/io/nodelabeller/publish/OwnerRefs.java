@@ -2,8 +2,6 @@ package io.nodelabeller.publish;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +35,7 @@ public final class OwnerRefs {
         }
     }
 
-    private final KubernetesClient client;
+    private final ApiClient api;
     private final String namespace;
     private final String nodeName;
     private final List<String> wanted;
@@ -47,8 +45,8 @@ public final class OwnerRefs {
     private OwnerReference daemonSet;
     private OwnerReference node;
 
-    OwnerRefs(KubernetesClient client, String namespace, String nodeName, List<String> wanted, Pod pod) {
-        this.client = client;
+    OwnerRefs(ApiClient api, String namespace, String nodeName, List<String> wanted, Pod pod) {
+        this.api = api;
         this.namespace = namespace;
         this.nodeName = nodeName;
         this.wanted = List.copyOf(wanted);
@@ -94,10 +92,8 @@ public final class OwnerRefs {
             return daemonSet;
         }
         try {
-            io.fabric8.kubernetes.api.model.Pod p = client.pods().inNamespace(namespace).withName(pod.name()).get();
-            if (p == null) {
-                throw new KubernetesClientException("pod " + namespace + "/" + pod.name() + " not found", 404, null);
-            }
+            io.fabric8.kubernetes.api.model.Pod p = api.get("/api/v1/namespaces/" + namespace + "/pods/" + pod.name(),
+                    io.fabric8.kubernetes.api.model.Pod.class);
             for (OwnerReference r : p.getMetadata().getOwnerReferences()) {
                 if ("DaemonSet".equals(r.getKind())) {
                     daemonSet = ref(r.getApiVersion(), r.getKind(), r.getName(), r.getUid());
@@ -107,8 +103,10 @@ public final class OwnerRefs {
                 refused.add("ds");
                 warnOnce("ds", "pod " + namespace + "/" + pod.name() + " has no DaemonSet owner: no ds owner reference");
             }
-        } catch (KubernetesClientException e) {
+        } catch (ApiClient.Failure e) {
             failed("ds", "cannot read pod " + namespace + "/" + pod.name() + " for its DaemonSet", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         return daemonSet;
     }
@@ -118,19 +116,19 @@ public final class OwnerRefs {
             return node;
         }
         try {
-            io.fabric8.kubernetes.api.model.Node n = client.nodes().withName(nodeName).get();
-            if (n == null) {
-                throw new KubernetesClientException("node " + nodeName + " not found", 404, null);
-            }
+            io.fabric8.kubernetes.api.model.Node n = api.get("/api/v1/nodes/" + nodeName,
+                    io.fabric8.kubernetes.api.model.Node.class);
             node = ref("v1", "Node", nodeName, n.getMetadata().getUid());
-        } catch (KubernetesClientException e) {
+        } catch (ApiClient.Failure e) {
             failed("node", "cannot read node " + nodeName, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         return node;
     }
 
-    private void failed(String kind, String what, KubernetesClientException e) {
-        if (e.getCode() >= 400 && e.getCode() < 500) {
+    private void failed(String kind, String what, ApiClient.Failure e) {
+        if (e.status >= 400 && e.status < 500) {
             refused.add(kind);
         }
         warnOnce(kind, what + " (" + e.getMessage() + "): no " + kind + " owner reference"

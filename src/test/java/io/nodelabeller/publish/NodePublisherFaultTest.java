@@ -298,4 +298,57 @@ class NodePublisherFaultTest {
         assertEquals(0, wm.findAll(patchRequestedFor(urlEqualTo(PATH))).size());
         assertEquals(1, wm.findAll(anyRequestedFor(anyUrl())).size());
     }
+
+    /**
+     * The NodeFeature output goes through the same request layer and failure policy as the node patch: a 503 on the
+     * read and a 409 on the write (another writer) are retried within the publish, with the same backoff, and counted
+     * as API errors; a 403 is not retried. Request shapes as kube-apiserver serves a namespaced custom resource
+     * (GET/PUT on .../namespaces/NS/nodefeatures/NAME, 409 Status on a stale resourceVersion).
+     */
+    @Test
+    void nodeFeatureWritesFollowTheSamePolicy() throws Exception {
+        String item = "/apis/nfd.k8s-sigs.io/v1alpha1/namespaces/nfd/nodefeatures/" + NODE;
+        String existing = """
+                {"apiVersion":"nfd.k8s-sigs.io/v1alpha1","kind":"NodeFeature","metadata":{"name":"worker-1",
+                 "namespace":"nfd","resourceVersion":"7","labels":{"nfd.node.kubernetes.io/node-name":"worker-1"}},
+                 "spec":{"features":{},"labels":{}}}
+                """;
+        String conflict = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Conflict\","
+                + "\"code\":409,\"message\":\"Operation cannot be fulfilled on nodefeatures.nfd.k8s-sigs.io "
+                + "\\\"worker-1\\\": the object has been modified; please apply your changes to the latest version\"}";
+        wm.stubFor(get(urlEqualTo(item)).inScenario("nf").whenScenarioStateIs(com.github.tomakehurst.wiremock.stubbing.Scenario.STARTED)
+                .willReturn(aResponse().withStatus(503).withBody("unavailable")).willSetStateTo("read"));
+        wm.stubFor(get(urlEqualTo(item)).inScenario("nf").whenScenarioStateIs("read").willReturn(okJson(existing)));
+        wm.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put(urlEqualTo(item)).inScenario("nf")
+                .whenScenarioStateIs("read").willReturn(aResponse().withStatus(409).withBody(conflict)).willSetStateTo("written"));
+        wm.stubFor(get(urlEqualTo(item)).inScenario("nf").whenScenarioStateIs("written").willReturn(okJson(existing)));
+        wm.stubFor(com.github.tomakehurst.wiremock.client.WireMock.put(urlEqualTo(item)).inScenario("nf")
+                .whenScenarioStateIs("written").willReturn(okJson(existing)));
+        List<Integer> errors = new ArrayList<>();
+        PublishEvents events = new PublishEvents() {
+            @Override
+            public void apiError(int status) {
+                errors.add(status);
+            }
+        };
+        NodePublisher.Settings settings = NodePublisher.Settings.defaults().withRequestTimeout(REQUEST_TIMEOUT)
+                .withTiming(timing, new Random(7));
+        NodeFeaturePublisher nf = new NodeFeaturePublisher(client, "nfd", "", NODE, List.of(), List.of(),
+                OwnerRefs.Pod.NONE, settings, events);
+        io.nodelabeller.label.LabelSet labels = new io.nodelabeller.label.LabelSet(new java.util.TreeMap<>(java.util.Map.of(
+                "nvidia.com/gpu.present", io.nodelabeller.label.Label.of("nvidia.com/gpu.present", "true", "nvidia", "t"))),
+                List.of());
+        assertTrue(nf.publish(labels));
+        assertEquals(List.of(503, 409), errors);
+        assertEquals(3, wm.findAll(getRequestedFor(urlEqualTo(item))).size(), "read, re-read after 503, re-read after 409");
+        assertEquals(2, wm.findAll(com.github.tomakehurst.wiremock.client.WireMock.putRequestedFor(urlEqualTo(item))).size());
+        assertEquals(1, timing.sleeps.size(), "one backoff (after the 503); a conflict reads again at once");
+
+        wm.stubFor(get(urlEqualTo(item)).willReturn(aResponse().withStatus(403).withBody(
+                "{\"kind\":\"Status\",\"code\":403,\"message\":\"nodefeatures is forbidden\"}")));
+        wm.resetRequests();
+        PublishException e = org.junit.jupiter.api.Assertions.assertThrows(PublishException.class, () -> nf.publish(labels));
+        assertEquals(403, e.status());
+        assertEquals(1, wm.findAll(getRequestedFor(urlEqualTo(item))).size(), "a 403 is not retried");
+    }
 }

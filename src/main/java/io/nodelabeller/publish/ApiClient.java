@@ -1,6 +1,6 @@
 package io.nodelabeller.publish;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.http.HttpClient;
@@ -14,12 +14,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * GET and PATCH of one Node through fabric8's HTTP client (its auth, TLS and token refresh), sent as plain
- * requests so that we see the status and the {@code Retry-After} header of every failure and send exactly the
- * requests we mean to: fabric8's typed {@code withName(n).patch()} adds a GET before each PATCH, and its
- * exceptions drop the response headers.
+ * The one way node-labeller sends requests to the API server: plain requests through fabric8's HTTP client (its
+ * auth, TLS and token refresh), so that every failure shows its status and {@code Retry-After} header and exactly the
+ * requests we mean are sent (fabric8's typed {@code patch()} adds a GET before each PATCH, and its exceptions drop
+ * the response headers). Every request has a deadline. {@link Retrying} decides what a failure means; the node
+ * patch, the NodeFeature object and the owner-reference lookups all go through both.
  */
-final class NodeApi {
+final class ApiClient {
 
     /** A request that did not succeed. {@code status} 0 = no HTTP answer (timeout, reset, refused). */
     static final class Failure extends Exception {
@@ -34,32 +35,53 @@ final class NodeApi {
         }
     }
 
+    static final String JSON = "application/json";
+    static final String JSON_PATCH = "application/json-patch+json";
+
     private final KubernetesClient client;
     private final HttpClient http;
-    private final String url;
+    private final String master;
     private final Duration timeout;
     private final Timing timing;
 
-    NodeApi(KubernetesClient client, String nodeName, Duration timeout, Timing timing) {
+    ApiClient(KubernetesClient client, Duration timeout, Timing timing) {
         this.client = client;
         this.http = client.getHttpClient();
-        String master = client.getConfiguration().getMasterUrl();
-        this.url = (master.endsWith("/") ? master : master + "/") + "api/v1/nodes/" + nodeName;
+        String url = client.getConfiguration().getMasterUrl();
+        this.master = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.timeout = timeout;
         this.timing = timing;
     }
 
-    Node get() throws Failure, InterruptedException {
-        return send(http.newHttpRequestBuilder().uri(url).header("Accept", "application/json"), "GET");
+    /** {@code GET path} ({@code /api/v1/nodes/n}), the answer read as {@code type}. */
+    <T extends HasMetadata> T get(String path, Class<T> type) throws Failure, InterruptedException {
+        return send(request(path), "GET", path, type);
     }
 
-    Node patch(String jsonPatch) throws Failure, InterruptedException {
-        return send(http.newHttpRequestBuilder().uri(url).header("Accept", "application/json")
-                .method("PATCH", "application/json-patch+json", jsonPatch), "PATCH");
+    /** {@code PATCH path} with a body of {@code contentType} (a JSON Patch, a merge patch). */
+    <T extends HasMetadata> T patch(String path, String contentType, String body, Class<T> type)
+            throws Failure, InterruptedException {
+        return send(request(path).method("PATCH", contentType, body), "PATCH", path, type);
     }
 
-    private Node send(HttpRequest.Builder builder, String verb) throws Failure, InterruptedException {
+    /** {@code POST path} (create) with {@code object} as JSON. */
+    <T extends HasMetadata> T post(String path, T object, Class<T> type) throws Failure, InterruptedException {
+        return send(request(path).method("POST", JSON, client.getKubernetesSerialization().asJson(object)), "POST", path, type);
+    }
+
+    /** {@code PUT path} (replace, guarded by the object's resourceVersion) with {@code object} as JSON. */
+    <T extends HasMetadata> T put(String path, T object, Class<T> type) throws Failure, InterruptedException {
+        return send(request(path).method("PUT", JSON, client.getKubernetesSerialization().asJson(object)), "PUT", path, type);
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return http.newHttpRequestBuilder().uri(master + path).header("Accept", JSON);
+    }
+
+    private <T extends HasMetadata> T send(HttpRequest.Builder builder, String verb, String path, Class<T> type)
+            throws Failure, InterruptedException {
         HttpRequest request = builder.timeout(timeout.toMillis(), TimeUnit.MILLISECONDS).build();
+        String what = verb + " " + path;
         CompletableFuture<HttpResponse<String>> future = http.sendAsync(request, String.class);
         HttpResponse<String> response;
         try {
@@ -70,27 +92,28 @@ final class NodeApi {
             throw e;
         } catch (TimeoutException e) {
             future.cancel(true);
-            throw new Failure(0, null, verb + " " + url + ": no answer within " + timeout.toMillis() + " ms", e);
+            throw new Failure(0, null, what + ": no answer within " + timeout.toMillis() + " ms", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new Failure(0, null, verb + " " + url + ": " + describe(cause), cause);
+            throw new Failure(0, null, what + ": " + describe(cause), cause);
         }
         int code = response.code();
         String body = response.body() == null ? "" : response.body();
         if (code >= 200 && code < 300) {
-            Node node;
+            T object;
             try {
-                node = client.getKubernetesSerialization().unmarshal(body, Node.class);
+                object = client.getKubernetesSerialization().unmarshal(body, type);
             } catch (RuntimeException e) {
-                throw new Failure(0, null, verb + " " + url + ": unreadable answer: " + describe(e), e);
+                throw new Failure(0, null, what + ": unreadable answer: " + describe(e), e);
             }
-            if (node == null || node.getMetadata() == null) {
-                throw new Failure(0, null, verb + " " + url + ": HTTP " + code + " without a Node in the answer", null);
+            if (object == null || object.getMetadata() == null) {
+                throw new Failure(0, null, what + ": HTTP " + code + " without a " + type.getSimpleName()
+                        + " in the answer", null);
             }
-            return node;
+            return object;
         }
         Duration retryAfter = Backoff.parseRetryAfter(response.header("Retry-After"), timing.now());
-        throw new Failure(code, retryAfter, verb + " " + url + ": HTTP " + code + ": " + message(body), null);
+        throw new Failure(code, retryAfter, what + ": HTTP " + code + ": " + message(body), null);
     }
 
     /** The Status object's message when the body is one; otherwise the start of the body (a 429 is plain text). */
