@@ -2,7 +2,9 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.feature.Features;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Turns features into labels. Small and composable (GFD's {@code lm.Labeler}): the final label set is the
@@ -21,5 +23,19 @@ public interface Labeler {
      */
     default List<LabelDoc> docs() {
         return List.of();
+    }
+
+    /**
+     * Labelers composed into one (GFD's {@code lm.Merge}): each runs in order, and a later one's label replaces an
+     * earlier one's of the same key. The labelling stage composes the catalog's labelers the same way.
+     */
+    static List<Label> merge(List<? extends Labeler> labelers, Features features) {
+        Map<String, Label> out = new LinkedHashMap<>();
+        for (Labeler labeler : labelers) {
+            for (Label label : labeler.labels(features)) {
+                out.put(label.key(), label);
+            }
+        }
+        return List.copyOf(out.values());
     }
 }

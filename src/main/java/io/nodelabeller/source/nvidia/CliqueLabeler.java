@@ -10,7 +10,7 @@ import java.util.TreeSet;
  * {@code gpu.clique} = {@code <clusterUuid>.<cliqueId>} when every fabric-attached GPU (fabric state COMPLETED,
  * non-zero cluster UUID) agrees on both; absent when none is attached or they disagree.
  */
-final class CliqueLabeler implements Part {
+final class CliqueLabeler extends GpuLabeler {
 
     /** NVML_GPU_FABRIC_STATE_COMPLETED. */
     private static final String COMPLETED = "3";
@@ -23,7 +23,7 @@ final class CliqueLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         List<GpuFacts.Gpu> attached = facts.gpus().stream().filter(g -> COMPLETED.equals(g.fabricState())
                 && g.clusterUuid() != null && !g.clusterUuid().equals(ZERO_UUID) && g.cliqueId() != null
                 && (g.fabricStatus() == null || g.fabricStatus().equals("0"))).toList();

@@ -53,7 +53,18 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
         return "ok".equals(nvmlStatus) && !gpus.isEmpty();
     }
 
-    static GpuFacts of(Features f) {
+    /** The last snapshot's facts: the GPU labelers of one cycle share them instead of parsing once each. */
+    private static GpuFacts last;
+
+    /** The facts of snapshot {@code f}, parsed once per snapshot (by identity: snapshots are immutable). */
+    static synchronized GpuFacts of(Features f) {
+        if (last == null || last.features() != f) {
+            last = parse(f);
+        }
+        return last;
+    }
+
+    private static GpuFacts parse(Features f) {
         Map<String, String> nvml = f.attributes(NVML);
         String status = nvml.isEmpty() ? null : nvml.get("status");
         List<Mig> migs = new ArrayList<>();

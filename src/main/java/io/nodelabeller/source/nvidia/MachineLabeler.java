@@ -6,7 +6,7 @@ import io.nodelabeller.label.LabelDoc;
 import java.util.List;
 
 /** {@code gpu.machine}: the sanitised DMI product name, {@code unknown} when it could not be read. */
-final class MachineLabeler implements Part {
+final class MachineLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
@@ -15,7 +15,7 @@ final class MachineLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         String raw = facts.machine();
         if (raw == null) {
             out.put("gpu.machine", "unknown", "nvidia.machine.product_name not readable");

@@ -5,7 +5,7 @@ import io.nodelabeller.label.LabelDoc;
 import java.util.List;
 
 /** {@code mig.capable}: true when {@code nvmlDeviceGetMigMode} succeeds on some GPU. */
-final class MigCapabilityLabeler implements Part {
+final class MigCapabilityLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
@@ -13,7 +13,7 @@ final class MigCapabilityLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         List<Integer> capable = facts.gpus().stream().filter(GpuFacts.Gpu::migCapable).map(GpuFacts.Gpu::index).toList();
         if (capable.isEmpty()) {
             out.put("mig.capable", "false", "nvmlDeviceGetMigMode not supported on "

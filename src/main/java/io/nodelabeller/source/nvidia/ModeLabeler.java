@@ -10,7 +10,7 @@ import java.util.TreeMap;
  * {@code gpu.mode} from the PCI classes of the NVIDIA GPUs only (a BMC's VGA chip does not count): all 0302 →
  * compute, all 0300 → graphics, anything else → unknown.
  */
-final class ModeLabeler implements Part {
+final class ModeLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
@@ -19,7 +19,7 @@ final class ModeLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         Map<String, Integer> classes = new TreeMap<>();
         facts.pciClasses().forEach(c -> classes.merge(c, 1, Integer::sum));
         String mode = "unknown";

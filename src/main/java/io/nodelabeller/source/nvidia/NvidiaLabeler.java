@@ -15,7 +15,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The {@code nvidia.com/*} labels (GFD-compatible): small labelers merged in GFD's order. Reads the
+ * The {@code nvidia.com/*} labels (GFD-compatible): small {@link GpuLabeler}s merged in GFD's order with
+ * {@link Labeler#merge}, as the labelling stage merges every labeler. Reads the
  * {@code nvidia.*} features of the nvidia source and the {@code pci.device} instances.
  *
  * <ul>
@@ -40,9 +41,9 @@ public final class NvidiaLabeler implements Labeler {
     static final String OMITTED = "; nvidia.com GPU labels other than gpu.present are omitted";
 
     private final boolean timestamp;
-    private final Part present = new PresenceLabeler();
-    private final Part stamp;
-    private final List<Part> nvml;
+    private final GpuLabeler present = new PresenceLabeler();
+    private final GpuLabeler stamp;
+    private final List<GpuLabeler> nvml;
     private Set<String> lastNotes = Set.of();
     private boolean lastUnusable;
 
@@ -67,20 +68,23 @@ public final class NvidiaLabeler implements Labeler {
         return out;
     }
 
+    /** The GPU labelers that apply to this snapshot, merged in GFD's order ({@link Labeler#merge}). */
     @Override
     public synchronized List<Label> labels(Features features) {
         GpuFacts facts = GpuFacts.of(features);
-        Out out = new Out();
-        present.label(facts, out);
+        List<GpuLabeler> active = new ArrayList<>(List.of(present));
         if (timestamp && (facts.pciGpuPresent() || facts.nvmlUsable())) {
-            stamp.label(facts, out);
+            active.add(stamp);
         }
+        List<String> notes = new ArrayList<>();
         if (facts.nvmlUsable()) {
-            facts.failedGpus().forEach((i, e) -> out.note("GPU " + i + ": " + e + "; its labels are left out"));
-            nvml.forEach(p -> p.label(facts, out));
+            facts.failedGpus().forEach((i, e) -> notes.add("GPU " + i + ": " + e + "; its labels are left out"));
+            active.addAll(nvml);
         }
-        report(facts, out.notes());
-        return out.labels();
+        List<Label> labels = Labeler.merge(active, features);
+        active.forEach(l -> notes.addAll(l.notes()));
+        report(facts, notes);
+        return labels;
     }
 
     /** Logs what is new since the last cycle: one line per state change, never the same line every cycle. */

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What the GPU labelers of one cycle produce: labels merged in order (a later {@code put} of the same key wins,
- * as GFD's merged labelers) and notes, the problems worth a log line.
+ * What one {@link GpuLabeler} produces in one call: its {@code nvidia.com/} labels (a later {@code put} of the same
+ * key wins) and notes, the problems worth a log line.
  */
 final class Out {
 

@@ -16,7 +16,7 @@ import java.util.Map;
  * sharing, and the model's full GPUs overwrite them. <b>Fix</b>: with several models the one with the most GPUs
  * is described (ties: sanitised name ascending) instead of a random one, with a note.
  */
-final class ResourceLabeler implements Part {
+final class ResourceLabeler extends GpuLabeler {
 
 
     private final DevicePluginConfig dp;
@@ -46,7 +46,7 @@ final class ResourceLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         Map<String, List<GpuFacts.Gpu>> byName = new LinkedHashMap<>();
         facts.gpus().forEach(g -> byName.computeIfAbsent(g.name(), k -> new java.util.ArrayList<>()).add(g));
         List<GpuFacts.Gpu> model = chooseModel(byName, out);

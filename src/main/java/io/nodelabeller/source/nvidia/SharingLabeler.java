@@ -9,7 +9,7 @@ import java.util.List;
  * {@code mps.capable}: true when the device plugin shares GPUs with MPS and no GPU has MIG enabled. MPS on a
  * MIG-enabled GPU is a configuration error: GFD stops; here the label is omitted and the cause logged.
  */
-final class SharingLabeler implements Part {
+final class SharingLabeler extends GpuLabeler {
 
     private final DevicePluginConfig dp;
 
@@ -24,7 +24,7 @@ final class SharingLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         String strategy = dp.sharing().strategy();
         if (!strategy.equals("mps")) {
             out.put("mps.capable", "false", "sharing strategy " + strategy + (dp.given() ? " in " + dp.origin() : ""));

@@ -9,7 +9,7 @@ import java.util.List;
  * empty with two parts) and {@code cuda.runtime.*} / {@code cuda.runtime-version.*} from the CUDA version the
  * driver supports. Where GFD stops with an error (a version it cannot split), these labels alone are omitted.
  */
-final class VersionLabeler implements Part {
+final class VersionLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
@@ -31,7 +31,7 @@ final class VersionLabeler implements Part {
     }
 
     @Override
-    public void label(GpuFacts facts, Out out) {
+    void label(GpuFacts facts, Out out) {
         String driver = facts.driverVersion();
         if (driver == null) {
             out.note("nvmlSystemGetDriverVersion failed; nvidia.com/cuda.driver* labels are omitted");
