@@ -1,6 +1,7 @@
 package io.nodelabeller.testing;
 
 import io.nodelabeller.feature.Features;
+import io.nodelabeller.source.nvidia.NvidiaFeatures;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,7 +13,8 @@ import java.util.regex.Pattern;
 
 /**
  * A GPU node described the way one talks about it ("8 × A100-40GB, MIG 1g.5gb ×7 on each, driver 550.54.15"),
- * turned into the features the nvidia and pci sources produce (docs/gpu.md). The same layouts can feed a
+ * turned into the features the nvidia and pci sources produce, written with the nvidia source's own
+ * vocabulary ({@link NvidiaFeatures}). The same layouts can feed a
  * fake NVML library, so a label test and an NVML test can share their nodes.
  *
  * @param nvmlError null when NVML works; otherwise the error of an unavailable NVML
@@ -197,67 +199,41 @@ public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVers
         return pci.build();
     }
 
-    /** The nvidia source's features (what NVML answered). */
+    /** The nvidia source's features (what NVML answered), in the source's own vocabulary ({@link NvidiaFeatures}). */
     public Features nvidiaFeatures() {
         Features.Builder b = Features.builder("nvidia");
         if (nvmlError != null) {
-            b.attribute("nvml", "status", "unavailable").attribute("nvml", "error", nvmlError)
-                    .origin("nvml", "nvmlInit_v2");
-            return b.build();
+            return b.attributes(NvidiaFeatures.NVML, NvidiaFeatures.Nvml.unavailable(nvmlError, null).attributes())
+                    .origin(NvidiaFeatures.NVML, "nvmlInit_v2").build();
         }
-        b.attribute("nvml", "status", "ok").attribute("nvml", "deviceCount", String.valueOf(gpus.size()))
-                .origin("nvml", "nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlSystemGetCudaDriverVersion");
-        if (driverVersion != null) {
-            b.attribute("nvml", "driverVersion", driverVersion);
-        }
-        if (cudaVersion != null) {
-            b.attribute("nvml", "cudaDriverVersion", String.valueOf(cudaVersion));
-        }
+        b.attributes(NvidiaFeatures.NVML, new NvidiaFeatures.Nvml(true, null, null, driverVersion, cudaVersion,
+                        gpus.size()).attributes())
+                .origin(NvidiaFeatures.NVML, "nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlSystemGetCudaDriverVersion");
         if (machine != null) {
-            b.attribute("machine", "product_name", machine).origin("machine", "/sys/class/dmi/id/product_name");
+            b.attribute(NvidiaFeatures.MACHINE, NvidiaFeatures.PRODUCT_NAME, machine)
+                    .origin(NvidiaFeatures.MACHINE, "/sys/class/dmi/id/product_name");
         }
-        b.instances("gpu").instances("mig").origin("gpu", "nvmlDeviceGetHandleByIndex_v2 and per-device queries");
+        b.instances(NvidiaFeatures.GPU).instances(NvidiaFeatures.MIG)
+                .origin(NvidiaFeatures.GPU, "nvmlDeviceGetHandleByIndex_v2 and per-device queries");
         for (int i = 0; i < gpus.size(); i++) {
             Gpu g = gpus.get(i);
-            Map<String, String> a = new LinkedHashMap<>();
-            a.put("index", String.valueOf(i));
             if (g.error() != null) {
-                a.put("error", g.error());
-                a.put("errorCode", "15");
-                b.instance("gpu", a);
+                b.instance(NvidiaFeatures.GPU, NvidiaFeatures.Gpu.failed(i, g.error(), 15).attributes());
                 continue;
             }
-            a.put("name", g.name());
-            a.put("uuid", String.format("GPU-%08x-0000-0000-0000-%012x", g.name().hashCode(), i));
-            if (g.memoryMiB() != null) {
-                a.put("memory.total", String.valueOf(g.memoryMiB() * MIB));
-            }
-            if (g.ccMajor() != null) {
-                a.put("compute.major", String.valueOf(g.ccMajor()));
-                a.put("compute.minor", String.valueOf(g.ccMinor()));
-            }
-            a.put("pci.busId", String.format("00000000:%02x:00.0", 7 + i));
-            a.put("pci.deviceId", "20b010de");
-            a.put("mig.capable", String.valueOf(g.migCapable()));
-            if (g.migCapable()) {
-                a.put("mig.enabled", String.valueOf(g.migEnabled()));
-            }
-            if (g.fabric() != null) {
-                a.put("fabric.clusterUuid", g.fabric().clusterUuid());
-                a.put("fabric.cliqueId", String.valueOf(g.fabric().cliqueId()));
-                a.put("fabric.state", String.valueOf(g.fabric().state()));
-            }
-            b.instance("gpu", a);
+            NvidiaFeatures.Fabric fabric = g.fabric() == null ? null
+                    : new NvidiaFeatures.Fabric(g.fabric().clusterUuid(), (long) g.fabric().cliqueId(), g.fabric().state(), null);
+            b.instance(NvidiaFeatures.GPU, new NvidiaFeatures.Gpu(i, g.name(),
+                    String.format("GPU-%08x-0000-0000-0000-%012x", g.name().hashCode(), i),
+                    g.memoryMiB() == null ? null : g.memoryMiB() * MIB, g.ccMajor(), g.ccMajor() == null ? null : g.ccMinor(),
+                    String.format("00000000:%02x:00.0", 7 + i), "20b010de", g.migCapable(),
+                    g.migCapable() ? g.migEnabled() : null, fabric, null, null, null).attributes());
             for (int m = 0; m < g.migs().size(); m++) {
                 Mig mig = g.migs().get(m);
-                Map<String, String> ma = new LinkedHashMap<>();
-                ma.put("parent", String.valueOf(i));
-                ma.put("index", String.valueOf(m));
-                ma.put("profile", mig.profile());
-                ma.put("name", g.name() + " MIG " + mig.profile());
-                ma.put("memory.total", String.valueOf(mig.memoryMiB() * MIB));
-                mig.attrs().forEach((k, v) -> ma.put("attr." + k, String.valueOf(v)));
-                b.instance("mig", ma);
+                Map<String, Long> attrs = new LinkedHashMap<>();
+                mig.attrs().forEach((k, v) -> attrs.put(k, (long) v));
+                b.instance(NvidiaFeatures.MIG, new NvidiaFeatures.Mig(i, m, g.name() + " MIG " + mig.profile(), null,
+                        mig.memoryMiB() * MIB, attrs, mig.profile(), null, null).attributes());
             }
         }
         return b.build();

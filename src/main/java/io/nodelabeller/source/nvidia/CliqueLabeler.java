@@ -13,7 +13,7 @@ import java.util.TreeSet;
 final class CliqueLabeler extends GpuLabeler {
 
     /** NVML_GPU_FABRIC_STATE_COMPLETED. */
-    private static final String COMPLETED = "3";
+    private static final int COMPLETED = 3;
     private static final String ZERO_UUID = "00000000-0000-0000-0000-000000000000";
 
     @Override
@@ -24,17 +24,18 @@ final class CliqueLabeler extends GpuLabeler {
 
     @Override
     void label(GpuFacts facts, Out out) {
-        List<GpuFacts.Gpu> attached = facts.gpus().stream().filter(g -> COMPLETED.equals(g.fabricState())
-                && g.clusterUuid() != null && !g.clusterUuid().equals(ZERO_UUID) && g.cliqueId() != null
-                && (g.fabricStatus() == null || g.fabricStatus().equals("0"))).toList();
+        List<GpuFacts.Gpu> attached = facts.gpus().stream().filter(g -> g.fabric() != null
+                && Integer.valueOf(COMPLETED).equals(g.fabric().state()) && g.fabric().clusterUuid() != null
+                && !g.fabric().clusterUuid().equals(ZERO_UUID) && g.fabric().cliqueId() != null
+                && (g.fabric().status() == null || g.fabric().status() == 0)).toList();
         if (attached.isEmpty()) {
             return;
         }
         Set<String> uuids = new TreeSet<>();
         Set<String> cliques = new TreeSet<>();
         attached.forEach(g -> {
-            uuids.add(g.clusterUuid());
-            cliques.add(g.cliqueId());
+            uuids.add(g.fabric().clusterUuid());
+            cliques.add(String.valueOf(g.fabric().cliqueId()));
         });
         String where = Names.gpus(attached.stream().map(GpuFacts.Gpu::index).toList());
         if (uuids.size() != 1 || cliques.size() != 1) {

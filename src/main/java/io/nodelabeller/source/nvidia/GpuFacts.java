@@ -22,10 +22,10 @@ import java.util.TreeMap;
 record GpuFacts(Features features, String nvmlStatus, String nvmlError, String driverVersion, Integer cudaDriverVersion,
                 List<Gpu> gpus, Map<Integer, String> failedGpus, String machine, List<String> pciClasses) {
 
-    static final String NVML = "nvidia.nvml";
-    static final String GPU = "nvidia.gpu";
-    static final String MIG = "nvidia.mig";
-    static final String MACHINE = "nvidia.machine";
+    static final String NVML = "nvidia." + NvidiaFeatures.NVML;
+    static final String GPU = "nvidia." + NvidiaFeatures.GPU;
+    static final String MIG = "nvidia." + NvidiaFeatures.MIG;
+    static final String MACHINE = "nvidia." + NvidiaFeatures.MACHINE;
     static final String PCI = "pci.device";
     /** Bytes in a MiB: NVML gives memory in bytes, GFD labels it in MiB. */
     static final long MIB = 1024 * 1024;
@@ -33,14 +33,13 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
     /** Names go-nvlib skips by default: a display-only device on DGX stations, not a compute GPU. */
     private static final List<String> SKIPPED_NAMES = List.of("DGX Display", "NVIDIA DGX Display");
 
-    /** One usable GPU. Integer and long fields are null when NVML did not give them. */
+    /** One usable GPU. Integer and long fields are null when NVML did not give them; {@code fabric} null without. */
     record Gpu(int index, String name, String uuid, Long memoryBytes, Integer ccMajor, Integer ccMinor,
-               boolean migCapable, boolean migEnabled, String clusterUuid, String cliqueId, String fabricState,
-               String fabricStatus, List<Mig> migs) {
+               boolean migCapable, boolean migEnabled, NvidiaFeatures.Fabric fabric, List<Mig> migs) {
     }
 
-    /** One MIG device; {@code profile} as NVIDIA tools print it ({@code 1g.10gb+me}). */
-    record Mig(int parent, int index, String profile, Long memoryBytes, Map<String, String> attrs) {
+    /** One MIG device; {@code profile} as NVIDIA tools print it ({@code 1g.10gb+me}); attributes by field name. */
+    record Mig(int parent, int index, String profile, Long memoryBytes, Map<String, Long> attrs) {
     }
 
     /** Whether the PCI scan found an NVIDIA GPU (vendor 10de, class 0300 or 0302). */
@@ -65,44 +64,31 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
     }
 
     private static GpuFacts parse(Features f) {
-        Map<String, String> nvml = f.attributes(NVML);
-        String status = nvml.isEmpty() ? null : nvml.get("status");
+        NvidiaFeatures.Nvml nvml = NvidiaFeatures.Nvml.from(f.attributes(NVML));
         List<Mig> migs = new ArrayList<>();
-        for (Instance m : f.instances(MIG)) {
-            Integer parent = integer(m.get("parent"));
-            Integer index = integer(m.get("index"));
-            if (m.has("error") || parent == null || index == null || m.get("profile") == null) {
-                continue;
+        for (Instance i : f.instances(MIG)) {
+            NvidiaFeatures.Mig m = NvidiaFeatures.Mig.from(i);
+            if (m != null && m.error() == null && m.profile() != null) {
+                migs.add(new Mig(m.parent(), m.index(), m.profile(), m.memoryTotal(), m.attrs()));
             }
-            Map<String, String> attrs = new TreeMap<>();
-            m.attributes().forEach((k, v) -> {
-                if (k.startsWith("attr.")) {
-                    attrs.put(k.substring(5), v);
-                }
-            });
-            migs.add(new Mig(parent, index, m.get("profile"), longValue(m.get("memory.total")), attrs));
         }
         List<Gpu> gpus = new ArrayList<>();
         Map<Integer, String> failed = new TreeMap<>();
-        for (Instance g : f.instances(GPU)) {
-            Integer index = integer(g.get("index"));
-            if (index == null) {
+        for (Instance i : f.instances(GPU)) {
+            NvidiaFeatures.Gpu g = NvidiaFeatures.Gpu.from(i);
+            if (g == null) {
                 continue;
             }
-            if (g.has("error") || g.get("name") == null) {
-                failed.put(index, g.get("error") == null ? "no name" : g.get("error"));
+            if (g.error() != null || g.name() == null) {
+                failed.put(g.index(), g.error() == null ? "no name" : g.error());
                 continue;
             }
-            if (SKIPPED_NAMES.contains(g.get("name"))) {
+            if (SKIPPED_NAMES.contains(g.name())) {
                 continue;
             }
-            boolean migCapable = "true".equals(g.get("mig.capable"));
-            boolean migEnabled = migCapable && "true".equals(g.get("mig.enabled"));
-            gpus.add(new Gpu(index, g.get("name"), g.get("uuid"), longValue(g.get("memory.total")),
-                    integer(g.get("compute.major")), integer(g.get("compute.minor")), migCapable, migEnabled,
-                    g.get("fabric.clusterUuid"), g.get("fabric.cliqueId"), g.get("fabric.state"),
-                    g.get("fabric.status"),
-                    migs.stream().filter(m -> m.parent() == index).toList()));
+            boolean migEnabled = g.migCapable() && Boolean.TRUE.equals(g.migEnabled());
+            gpus.add(new Gpu(g.index(), g.name(), g.uuid(), g.memoryTotal(), g.computeMajor(), g.computeMinor(),
+                    g.migCapable(), migEnabled, g.fabric(), migs.stream().filter(m -> m.parent() == g.index()).toList()));
         }
         List<String> classes = new ArrayList<>();
         for (Instance d : f.instances(PCI)) {
@@ -111,24 +97,8 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
                 classes.add(cls.toLowerCase(java.util.Locale.ROOT));
             }
         }
-        return new GpuFacts(f, status, nvml.get("error"), nvml.get("driverVersion"),
-                integer(nvml.get("cudaDriverVersion")), List.copyOf(gpus), failed,
-                f.attribute(MACHINE, "product_name"), List.copyOf(classes));
-    }
-
-    static Integer integer(String s) {
-        Long v = longValue(s);
-        return v == null || v != v.intValue() ? null : v.intValue();
-    }
-
-    static Long longValue(String s) {
-        if (s == null) {
-            return null;
-        }
-        try {
-            return Long.valueOf(s.trim());
-        } catch (NumberFormatException e) {
-            return null;
-        }
+        return new GpuFacts(f, nvml == null ? null : nvml.ok() ? "ok" : "unavailable", nvml == null ? null : nvml.error(),
+                nvml == null ? null : nvml.driverVersion(), nvml == null ? null : nvml.cudaDriverVersion(),
+                List.copyOf(gpus), failed, f.attribute(MACHINE, NvidiaFeatures.PRODUCT_NAME), List.copyOf(classes));
     }
 }

@@ -100,7 +100,7 @@ final class MigLabels {
         out.put(prefix + "product", Names.product(parent.name(), "MIG", profile, share.sharedSuffix() ? "SHARED" : ""),
                 "nvmlDeviceGetName = '" + parent.name() + "' (GPU " + parent.index() + "), " + where
                         + (share.sharedSuffix() ? "; -SHARED: " + share.evidence() : ""));
-        String mb = first.attrs().get("memorySizeMB");
+        Long mb = first.attrs().get("memorySizeMB");
         if (mb != null) {
             out.put(prefix + "memory", mb, "nvmlDeviceGetAttributes_v2 memorySizeMB = " + mb + " (" + where + ")");
         } else if (first.memoryBytes() != null) {
@@ -108,7 +108,7 @@ final class MigLabels {
                     + " bytes (" + where + "), in MiB");
         }
         for (Attr a : ATTRIBUTES) {
-            String v = first.attrs().get(a.field());
+            Long v = first.attrs().get(a.field());
             if (v != null) {
                 out.put(prefix + a.label(), v, "nvmlDeviceGetAttributes_v2 " + a.field() + " = " + v + " (" + where + ")");
             }

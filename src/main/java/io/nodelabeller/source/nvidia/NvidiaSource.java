@@ -67,7 +67,7 @@ public final class NvidiaSource implements Source {
         for (String file : PRODUCT_NAME_FILES) {
             Optional<String> product = host.readTrimmed(file).filter(s -> !s.isEmpty());
             if (product.isPresent()) {
-                b.attribute("machine", "product_name", product.get());
+                b.attribute(NvidiaFeatures.MACHINE, NvidiaFeatures.PRODUCT_NAME, product.get());
                 b.origin("machine", host.path(file).toString());
                 break;
             }
@@ -77,9 +77,7 @@ public final class NvidiaSource implements Source {
         try {
             nvml = Nvml.open(library);
         } catch (NvmlException e) {
-            b.attribute("nvml", "status", "unavailable");
-            b.attribute("nvml", "error", e.getMessage());
-            b.attribute("nvml", "errorCode", Integer.toString(e.code()));
+            b.attributes(NvidiaFeatures.NVML, NvidiaFeatures.Nvml.unavailable(e.getMessage(), e.code()).attributes());
             String loaded = library == null || library.isBlank() ? NvmlLibrary.DEFAULT_NAME : library;
             b.origin("nvml", e.call() != null ? e.call() : "loading " + loaded);
             if (nvidiaGpuOnPci(host)) {
@@ -90,13 +88,10 @@ public final class NvidiaSource implements Source {
             return b.build();
         }
         try (nvml) {
-            b.attribute("nvml", "status", "ok");
-            optional(nvml::driverVersion, "driver version", warnings)
-                    .ifPresent(v -> b.attribute("nvml", "driverVersion", v));
-            optional(nvml::cudaDriverVersion, "CUDA driver version", warnings)
-                    .ifPresent(v -> b.attribute("nvml", "cudaDriverVersion", Integer.toString(v)));
+            String driver = optional(nvml::driverVersion, "driver version", warnings).orElse(null);
+            Integer cuda = optional(nvml::cudaDriverVersion, "CUDA driver version", warnings).orElse(null);
             int count = nvml.deviceCount();
-            b.attribute("nvml", "deviceCount", Integer.toString(count));
+            b.attributes(NvidiaFeatures.NVML, new NvidiaFeatures.Nvml(true, null, null, driver, cuda, count).attributes());
             b.origin("nvml", NVML_ORIGIN + " (" + nvml.library().name() + ")");
             b.instances("gpu").origin("gpu", GPU_ORIGIN);
             b.instances("mig").origin("mig", MIG_ORIGIN);
@@ -127,42 +122,33 @@ public final class NvidiaSource implements Source {
 
     private void gpu(Nvml nvml, int index, Features.Builder b, Warnings warnings) {
         String what = "GPU " + index;
-        Map<String, String> gpu = new LinkedHashMap<>();
-        gpu.put("index", Integer.toString(index));
         NvmlDevice dev;
+        String name;
         try {
             dev = nvml.device(index);
-            gpu.put("name", dev.name());
+            name = dev.name();
         } catch (NvmlException e) {
-            failed(gpu, e, what, warnings);
-            b.instance("gpu", gpu);
+            warnings.warn(what + ": " + e.getMessage());
+            b.instance(NvidiaFeatures.GPU, NvidiaFeatures.Gpu.failed(index, e.getMessage(), e.code()).attributes());
             return;
         }
-        optional(dev::uuid, what + " UUID", warnings).ifPresent(v -> gpu.put("uuid", v));
-        Optional<Long> total = optional(() -> dev.memory().total(), what + " memory", warnings);
-        total.ifPresent(v -> gpu.put("memory.total", Long.toUnsignedString(v)));
-        optional(dev::computeCapability, what + " compute capability", warnings).ifPresent(cc -> {
-            gpu.put("compute.major", Integer.toString(cc.major()));
-            gpu.put("compute.minor", Integer.toString(cc.minor()));
-        });
-        optional(dev::pciInfo, what + " PCI info", warnings).ifPresent(pci -> {
-            gpu.put("pci.busId", pci.busId());
-            gpu.put("pci.deviceId", String.format("%08x", pci.pciDeviceId()));
-        });
+        String uuid = optional(dev::uuid, what + " UUID", warnings).orElse(null);
+        Long total = optional(() -> dev.memory().total(), what + " memory", warnings).orElse(null);
+        Optional<NvmlDevice.ComputeCapability> cc = optional(dev::computeCapability, what + " compute capability", warnings);
+        Optional<NvmlDevice.PciInfo> pci = optional(dev::pciInfo, what + " PCI info", warnings);
         Optional<NvmlDevice.MigMode> mig = optional(dev::migMode, what + " MIG mode", warnings);
-        gpu.put("mig.capable", Boolean.toString(mig.isPresent()));
-        mig.ifPresent(m -> gpu.put("mig.enabled", Boolean.toString(m.enabled())));
-        optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f).ifPresent(f -> {
-            gpu.put("fabric.clusterUuid", uuid(f.clusterUuid()));
-            gpu.put("fabric.cliqueId", Integer.toUnsignedString(f.cliqueId()));
-            gpu.put("fabric.state", Integer.toString(f.state()));
-            gpu.put("fabric.status", Integer.toString(f.status()));   // the registration's nvmlReturn_t; 0 = success
-        });
-        optional(() -> dev.numaNode(), what + " NUMA node", warnings).ifPresent(n ->
-                n.ifPresent(node -> gpu.put("numaNode", Integer.toUnsignedString(node))));
-        b.instance("gpu", gpu);
+        NvidiaFeatures.Fabric fabric = optional(dev::fabricInfo, what + " fabric info", warnings).flatMap(f -> f)
+                .map(f -> new NvidiaFeatures.Fabric(uuid(f.clusterUuid()), Integer.toUnsignedLong(f.cliqueId()),
+                        f.state(), f.status())) // status: the registration's nvmlReturn_t; 0 = success
+                .orElse(null);
+        Long numaNode = optional(() -> dev.numaNode(), what + " NUMA node", warnings)
+                .filter(java.util.OptionalInt::isPresent).map(n -> Integer.toUnsignedLong(n.getAsInt())).orElse(null);
+        b.instance(NvidiaFeatures.GPU, new NvidiaFeatures.Gpu(index, name, uuid, total,
+                cc.map(NvmlDevice.ComputeCapability::major).orElse(null), cc.map(NvmlDevice.ComputeCapability::minor).orElse(null),
+                pci.map(NvmlDevice.PciInfo::busId).orElse(null), pci.map(p -> String.format("%08x", p.pciDeviceId())).orElse(null),
+                mig.isPresent(), mig.map(NvmlDevice.MigMode::enabled).orElse(null), fabric, numaNode, null, null).attributes());
         if (mig.isPresent() && mig.get().enabled()) {
-            migDevices(dev, index, total.orElse(null), b, warnings);
+            migDevices(dev, index, total, b, warnings);
         }
     }
 
@@ -175,10 +161,8 @@ public final class NvidiaSource implements Source {
         List<GpuInstanceProfile> profiles = null;
         for (int slot = 0; slot < max.get(); slot++) {
             String migWhat = what + " MIG device " + slot;
-            Map<String, String> m = new LinkedHashMap<>();
-            m.put("parent", Integer.toString(parent));
-            m.put("index", Integer.toString(slot));
             NvmlDevice mig;
+            String name = null;
             Attributes a;
             try {
                 Optional<NvmlDevice> found = gpu.migDevice(slot);
@@ -186,42 +170,38 @@ public final class NvidiaSource implements Source {
                     continue;
                 }
                 mig = found.get();
-                m.put("name", mig.name());
+                name = mig.name();
                 a = mig.attributes();
             } catch (NvmlException e) {
-                failed(m, e, migWhat, warnings);
-                b.instance("mig", m);
+                warnings.warn(migWhat + ": " + e.getMessage());
+                b.instance(NvidiaFeatures.MIG, NvidiaFeatures.Mig.failed(parent, slot, name, e.getMessage(), e.code()).attributes());
                 continue;
             }
-            optional(mig::uuid, migWhat + " UUID", warnings).ifPresent(v -> m.put("uuid", v));
-            optional(() -> mig.memory().total(), migWhat + " memory", warnings)
-                    .ifPresent(v -> m.put("memory.total", Long.toUnsignedString(v)));
-            m.put("attr.multiprocessorCount", Integer.toUnsignedString(a.multiprocessorCount()));
-            m.put("attr.sharedCopyEngineCount", Integer.toUnsignedString(a.sharedCopyEngineCount()));
-            m.put("attr.sharedDecoderCount", Integer.toUnsignedString(a.sharedDecoderCount()));
-            m.put("attr.sharedEncoderCount", Integer.toUnsignedString(a.sharedEncoderCount()));
-            m.put("attr.sharedJpegCount", Integer.toUnsignedString(a.sharedJpegCount()));
-            m.put("attr.sharedOfaCount", Integer.toUnsignedString(a.sharedOfaCount()));
-            m.put("attr.gpuInstanceSliceCount", Integer.toUnsignedString(a.gpuInstanceSliceCount()));
-            m.put("attr.computeInstanceSliceCount", Integer.toUnsignedString(a.computeInstanceSliceCount()));
-            m.put("attr.memorySizeMB", Long.toUnsignedString(a.memorySizeMB()));
+            String uuid = optional(mig::uuid, migWhat + " UUID", warnings).orElse(null);
+            Long total = optional(() -> mig.memory().total(), migWhat + " memory", warnings).orElse(null);
+            Map<String, Long> attrs = new LinkedHashMap<>();
+            attrs.put("multiprocessorCount", Integer.toUnsignedLong(a.multiprocessorCount()));
+            attrs.put("sharedCopyEngineCount", Integer.toUnsignedLong(a.sharedCopyEngineCount()));
+            attrs.put("sharedDecoderCount", Integer.toUnsignedLong(a.sharedDecoderCount()));
+            attrs.put("sharedEncoderCount", Integer.toUnsignedLong(a.sharedEncoderCount()));
+            attrs.put("sharedJpegCount", Integer.toUnsignedLong(a.sharedJpegCount()));
+            attrs.put("sharedOfaCount", Integer.toUnsignedLong(a.sharedOfaCount()));
+            attrs.put("gpuInstanceSliceCount", Integer.toUnsignedLong(a.gpuInstanceSliceCount()));
+            attrs.put("computeInstanceSliceCount", Integer.toUnsignedLong(a.computeInstanceSliceCount()));
+            attrs.put("memorySizeMB", a.memorySizeMB());
             if (profiles == null) {
                 profiles = optional(gpu::gpuInstanceProfiles, what + " GPU instance profiles", warnings).orElse(List.of());
             }
+            String profile = null;
             if (parentTotal == null || parentTotal <= 0) {
                 warnings.warn(migWhat + ": no profile name, the GPU's total memory is unknown");
             } else {
                 String suffix = MigProfiles.profileOf(profiles, a).map(p -> MigProfiles.suffix(p.index())).orElse("");
-                m.put("profile", MigProfiles.name(a, parentTotal, suffix));
+                profile = MigProfiles.name(a, parentTotal, suffix);
             }
-            b.instance("mig", m);
+            b.instance(NvidiaFeatures.MIG,
+                    new NvidiaFeatures.Mig(parent, slot, name, uuid, total, attrs, profile, null, null).attributes());
         }
-    }
-
-    private static void failed(Map<String, String> instance, NvmlException e, String what, Warnings warnings) {
-        instance.put("error", e.getMessage());
-        instance.put("errorCode", Integer.toString(e.code()));
-        warnings.warn(what + ": " + e.getMessage());
     }
 
     /** One NVML query whose failure costs only its own value: NOT_SUPPORTED silently, anything else with a warning. */
