@@ -6,7 +6,7 @@ import io.nodelabeller.config.SourceSection;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.config.Selection;
 import io.nodelabeller.label.LabelDoc;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.Labeler;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.label.rules.CustomLabeler;
@@ -143,7 +143,7 @@ public final class Catalog {
     /** The full labelling stage for {@code config}: its labelers, the validity rules and the whitelist. */
     public static Labelling labelling(Config config, Options options) {
         return new Labelling(labelers(config, options, config.core().labelSources()),
-                new LabelRules(config.core().extraLabelNs(), config.core().denyLabelNs()),
+                new LabelValidity(config.core().extraLabelNs(), config.core().denyLabelNs()),
                 config.core().labelWhiteList());
     }
 

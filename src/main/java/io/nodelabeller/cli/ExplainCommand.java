@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 
 /** {@code explain}: like print, each label followed by the source and facts that produced it. */
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = "Discover once and print each label with the facts that produced it.")
+        description = "Inspection once and print each label with the facts that produced it.")
 final class ExplainCommand implements Callable<Integer> {
 
     @Mixin
@@ -23,9 +23,9 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Discover result;
+        Inspection result;
         try {
-            result = Discover.forCommand(spec, common);
+            result = Inspection.forCommand(spec, common);
         } catch (CommandFailed e) {
             return e.exitCode;
         }

@@ -23,7 +23,7 @@ final class OnceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (Publishing p = Publishing.setUp(spec, common, kube)) {
+        try (CycleSetup p = CycleSetup.setUp(spec, common, kube)) {
             Cycle.Outcome outcome = p.cycle.run();
             if (outcome.fatal() != null) {
                 spec.commandLine().getErr().println("node-labeller once: " + outcome.fatal());

@@ -15,7 +15,7 @@ import java.util.concurrent.Callable;
 
 /** {@code print}: one discovery, the labels on stdout, exit 0. Needs no cluster and never starts a Kubernetes client. */
 @Command(name = "print", mixinStandardHelpOptions = true,
-        description = "Discover once and print the labels (no cluster needed).")
+        description = "Inspection once and print the labels (no cluster needed).")
 final class PrintCommand implements Callable<Integer> {
 
     enum Format { text, json, yaml }
@@ -32,9 +32,9 @@ final class PrintCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Discover result;
+        Inspection result;
         try {
-            result = Discover.forCommand(spec, common);
+            result = Inspection.forCommand(spec, common);
         } catch (CommandFailed e) {
             return e.exitCode;
         }

@@ -22,7 +22,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        try (Publishing p = Publishing.setUp(spec, common, kube)) {
+        try (CycleSetup p = CycleSetup.setUp(spec, common, kube)) {
             return RunDaemon.run(spec, p);
         } catch (CommandFailed e) {
             return e.exitCode;

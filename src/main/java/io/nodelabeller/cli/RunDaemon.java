@@ -22,7 +22,7 @@ final class RunDaemon {
     private RunDaemon() {
     }
 
-    static int run(CommandLine.Model.CommandSpec spec, Publishing p) throws InterruptedException {
+    static int run(CommandLine.Model.CommandSpec spec, CycleSetup p) throws InterruptedException {
         Daemon daemon;
         int port = p.config.daemon().port();
         try {

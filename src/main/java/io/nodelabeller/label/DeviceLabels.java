@@ -92,6 +92,6 @@ public final class DeviceLabels {
             String where = Evidence.instanceOrigin(f, featureKey, i);
             return where == null ? featureKey + "[" + i + "]" : where;
         }).toList(), ""));
-        return Label.of(LabelRules.NFD_PREFIX + source + "-" + name, "true", labeler, facts.toString());
+        return Label.of(LabelValidity.NFD_PREFIX + source + "-" + name, "true", labeler, facts.toString());
     }
 }

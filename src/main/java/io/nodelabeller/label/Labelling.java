@@ -13,7 +13,7 @@ import com.google.re2j.Pattern;
 /**
  * Runs labelers over a feature snapshot and keeps only what may be sent: unprefixed keys get
  * {@code feature.node.kubernetes.io/}, the whitelist applies to the name after "/", and every label passes
- * {@link LabelRules}. Labelers run in order; a later labeler's label replaces an earlier one's of the same key.
+ * {@link LabelValidity}. Labelers run in order; a later labeler's label replaces an earlier one's of the same key.
  * A labeler that throws costs only its own labels.
  */
 public final class Labelling {
@@ -21,10 +21,10 @@ public final class Labelling {
     private static final Logger LOG = LoggerFactory.getLogger(Labelling.class);
 
     private final List<Labeler> labelers;
-    private final LabelRules rules;
+    private final LabelValidity rules;
     private final Pattern whitelist;
 
-    public Labelling(List<Labeler> labelers, LabelRules rules, Pattern whitelist) {
+    public Labelling(List<Labeler> labelers, LabelValidity rules, Pattern whitelist) {
         this.labelers = List.copyOf(labelers);
         this.rules = rules;
         this.whitelist = whitelist;
@@ -43,7 +43,7 @@ public final class Labelling {
             }
             for (Label label : produced) {
                 Label l = label.key() != null && label.key().indexOf('/') < 0
-                        ? label.withKey(LabelRules.NFD_PREFIX + label.key())
+                        ? label.withKey(LabelValidity.NFD_PREFIX + label.key())
                         : label;
                 String problem = rules.problem(l.key(), l.value());
                 if (problem == null && whitelist != null && !whitelist.matcher(l.name()).find()) {

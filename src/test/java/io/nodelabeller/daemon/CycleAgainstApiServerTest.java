@@ -10,7 +10,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.publish.KubernetesClients;
@@ -82,7 +82,7 @@ class CycleAgainstApiServerTest {
         Options options = Options.defaults().withHostRoot(host);
         List<String> sources = List.of("kernel", "system");
         Discovery discovery = new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources));
-        Labelling labelling = new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelRules.defaults(), null);
+        Labelling labelling = new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelValidity.defaults(), null);
         cycle = new Cycle(discovery, labelling, Retention.initial(3), List.of(publisher),
                 new Metrics(), Clock.systemUTC());
         requests();

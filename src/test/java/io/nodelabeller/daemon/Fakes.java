@@ -2,7 +2,7 @@ package io.nodelabeller.daemon;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labeler;
 import io.nodelabeller.label.Labelling;
@@ -71,7 +71,7 @@ final class Fakes {
     }
 
     static String key(String source) {
-        return LabelRules.NFD_PREFIX + source + "-value";
+        return LabelValidity.NFD_PREFIX + source + "-value";
     }
 
     static Discovery discovery(Source... sources) {
@@ -83,7 +83,7 @@ final class Fakes {
         for (String s : sources) {
             out.add(labeler(s));
         }
-        return new Labelling(out, LabelRules.defaults(), null);
+        return new Labelling(out, LabelValidity.defaults(), null);
     }
 
     /** Records what it was asked to publish; throws {@link #failWith} when set. */

@@ -2,7 +2,7 @@ package io.nodelabeller.daemon;
 
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
@@ -95,7 +95,7 @@ class NvmlOutageTest {
         List<String> sources = List.of("pci", "nvidia");
         return new Cycle(
                 new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources)),
-                new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelRules.defaults(), null),
+                new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelValidity.defaults(), null),
                 Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
     }

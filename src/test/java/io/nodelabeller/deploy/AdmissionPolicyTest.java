@@ -369,7 +369,7 @@ class AdmissionPolicyTest {
         for (String key : List.of("nvidia.com/gpu.deploy.driver", "nvidia.com/mig.config.state", "nvidia.com/device-plugin.config",
                 "nvidia.com/gpu.workload.config", "nvidia.com/gpu-driver-upgrade-state", "nvidia.com/gpu.product", "nvidia.com/mig.capable")) {
             boolean deniedByPolicy = !agentUpdatesGpuNode(label(key, "x").andThen(managed(owned + "," + key))).denials().isEmpty();
-            assertEquals(deniedByPolicy, io.nodelabeller.label.LabelRules.isControlKey(key), key);
+            assertEquals(deniedByPolicy, io.nodelabeller.label.LabelValidity.isControlKey(key), key);
         }
     }
 

@@ -6,7 +6,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-class WhereTest {
+class EvidenceJoinTest {
 
     @Test
     void siblingsShareTheirParent() {

@@ -25,7 +25,7 @@ class LabelDocTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("allDocs")
     void exampleIsAValidLabelWithAKeyOfItsOwnPattern(LabelDoc doc) {
-        assertNull(LabelRules.defaults().problem(doc.exampleKey(), doc.exampleValue()), doc.example());
+        assertNull(LabelValidity.defaults().problem(doc.exampleKey(), doc.exampleValue()), doc.example());
         assertTrue(doc.matches(doc.exampleKey()), doc.example() + " is not a key of " + doc.key());
         assertFalse(doc.source().isBlank(), "source");
         assertFalse(doc.from().isBlank(), "from");

@@ -30,7 +30,7 @@ class LabellingTest {
                 Label.of("my-feature", "true", "a", ""),
                 Label.of("example.com/ok", "1", "a", ""),
                 Label.of("example.com/bad", "has space", "a", ""),
-                Label.of("kubernetes.io/hostname", "x", "a", ""))), LabelRules.defaults(), null);
+                Label.of("kubernetes.io/hostname", "x", "a", ""))), LabelValidity.defaults(), null);
         LabelSet set = l.label(Features.empty());
         assertEquals(List.of("example.com/ok", "feature.node.kubernetes.io/my-feature"), List.copyOf(set.asMap().keySet()));
         assertEquals(2, set.dropped().size());
@@ -52,7 +52,7 @@ class LabellingTest {
         Labelling l = new Labelling(List.of(
                 fixed("first", Label.of("example.com/x", "1", "first", "")),
                 broken,
-                fixed("second", Label.of("example.com/x", "2", "second", ""))), LabelRules.defaults(), null);
+                fixed("second", Label.of("example.com/x", "2", "second", ""))), LabelValidity.defaults(), null);
         assertEquals("2", l.label(Features.empty()).asMap().get("example.com/x"));
     }
 
@@ -60,7 +60,7 @@ class LabellingTest {
     void whitelistMatchesNameAfterSlash() {
         Labelling l = new Labelling(List.of(fixed("a",
                 Label.of("example.com/cpu-x", "1", "a", ""),
-                Label.of("example.com/pci-y", "1", "a", ""))), LabelRules.defaults(), Pattern.compile("^cpu-"));
+                Label.of("example.com/pci-y", "1", "a", ""))), LabelValidity.defaults(), Pattern.compile("^cpu-"));
         LabelSet set = l.label(Features.empty());
         assertEquals(List.of("example.com/cpu-x"), List.copyOf(set.asMap().keySet()));
         assertEquals("name does not match core.labelWhiteList", set.dropped().get(0).reason());

@@ -9,7 +9,7 @@ import io.nodelabeller.source.pci.PciConfig;
 import io.nodelabeller.source.usb.UsbConfig;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.feature.SourceStatus;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labeler;
 import io.nodelabeller.label.Labelling;
@@ -42,7 +42,7 @@ class HostileHardwareTest {
     private static LabelSet label(Snapshot s, UsbConfig usb) {
         List<Labeler> labelers = List.of(new PciLabeler(PciConfig.DEFAULT), new UsbLabeler(usb), new MemoryLabeler(),
                 new StorageLabeler(), new NetworkLabeler());
-        return new Labelling(labelers, LabelRules.defaults(), null).label(s.features());
+        return new Labelling(labelers, LabelValidity.defaults(), null).label(s.features());
     }
 
     @Test
@@ -61,7 +61,7 @@ class HostileHardwareTest {
         assertEquals(List.of(P + "pci-0300_10de.present", P + "pci-0b40_8086.present", P + "pci-0b40_8086.sriov.capable",
                         P + "usb-fe_18d1_9302.present", P + "usb-ff_0403_6001.present", P + "usb-ff_18d1_9302.present"),
                 List.copyOf(set.asMap().keySet()));
-        set.labels().values().forEach(l -> assertNull(LabelRules.defaults().problem(l.key(), l.value()), l.toString()));
+        set.labels().values().forEach(l -> assertNull(LabelValidity.defaults().problem(l.key(), l.value()), l.toString()));
         // the 70-character vendor makes the name too long; "be ef" puts a space into it
         assertEquals(List.of("usb-ef_dead_be ef.present", "usb-ff_" + "x".repeat(70) + "_0001.present"),
                 set.dropped().stream().map(d -> d.label().name()).sorted().toList());
@@ -73,6 +73,6 @@ class HostileHardwareTest {
         LabelSet set = label(discover(), new UsbConfig(List.of("ff"), List.of("vendor", "serial")));
         assertTrue(set.dropped().stream().anyMatch(d -> d.label().name().equals("usb-0403_A B C 12 34.present")), set.dropped().toString());
         assertTrue(set.asMap().containsKey(P + "usb-18d1_.present"), set.asMap().toString());
-        set.labels().values().forEach(l -> assertNull(LabelRules.defaults().problem(l.key(), l.value()), l.toString()));
+        set.labels().values().forEach(l -> assertNull(LabelValidity.defaults().problem(l.key(), l.value()), l.toString()));
     }
 }

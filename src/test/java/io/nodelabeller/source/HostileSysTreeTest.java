@@ -6,7 +6,7 @@ import io.nodelabeller.source.system.SystemLabeler;
 import io.nodelabeller.source.cpu.CpuConfig;
 import io.nodelabeller.source.kernel.KernelConfig;
 import io.nodelabeller.feature.Snapshot;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
@@ -37,8 +37,8 @@ class HostileSysTreeTest {
                 new SystemSource("node with spaces"))).discover();
         assertEquals(Set.of(), s.failedSources(), s.statuses().toString());
         LabelSet labels = new Labelling(List.of(new CpuLabeler(CpuConfig.DEFAULT), new KernelLabeler(KernelConfig.DEFAULT),
-                new SystemLabeler()), LabelRules.defaults(), null).label(s.features());
-        LabelRules rules = LabelRules.defaults();
+                new SystemLabeler()), LabelValidity.defaults(), null).label(s.features());
+        LabelValidity rules = LabelValidity.defaults();
         labels.asMap().forEach((k, v) -> assertNull(rules.problem(k, v), k + "=" + v));
         Map<String, String> m = labels.asMap();
 

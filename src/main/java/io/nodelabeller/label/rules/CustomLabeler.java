@@ -5,7 +5,7 @@ import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelDoc;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.Labeler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +39,7 @@ public final class CustomLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        String nfd = LabelRules.NFD_PREFIX;
+        String nfd = LabelValidity.NFD_PREFIX;
         String rules = "the rules of sources.custom and of " + CoreConfig.DEFAULT_CUSTOM_RULES_DIR + "/*";
         return List.of(
                 LabelDoc.of(nfd + "rdma.capable", name(), "/sys/bus/pci/devices/*/vendor", "true",

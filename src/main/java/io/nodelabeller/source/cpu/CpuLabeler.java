@@ -1,6 +1,6 @@
 package io.nodelabeller.source.cpu;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
@@ -42,7 +42,7 @@ public final class CpuLabeler implements Labeler {
         String pstate = "/sys/devices/system/cpu/intel_pstate/";
         String kvmAmd = "/sys/module/kvm_amd/parameters/";
         return List.of(
-                LabelDoc.pattern(LabelRules.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelRules.NFD_PREFIX + "cpu-cpuid.AVX2", "true", name(),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true", name(),
                         cpuinfo + " flags (first processor)",
                         "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), filtered by "
                                 + "sources.cpu.cpuid.attributeWhitelist / attributeBlacklist."),
@@ -69,7 +69,7 @@ public final class CpuLabeler implements Labeler {
     }
 
     private LabelDoc cpu(String name, String from, String example, String description) {
-        return LabelDoc.of(LabelRules.NFD_PREFIX + name, name(), from, example, description);
+        return LabelDoc.of(LabelValidity.NFD_PREFIX + name, name(), from, example, description);
     }
 
     /** NFD's filter: only whitelisted flags when there is a whitelist, else every flag not blacklisted. */
@@ -82,7 +82,7 @@ public final class CpuLabeler implements Labeler {
         List<Label> out = new ArrayList<>();
         for (String flag : f.flags("cpu.cpuid")) {
             if (passes(flag)) {
-                out.add(Label.of(LabelRules.NFD_PREFIX + "cpu-cpuid." + flag, "true", name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-cpuid." + flag, "true", name(),
                         "cpu.cpuid has " + flag + Evidence.from(f, "cpu.cpuid")));
             }
         }
@@ -93,7 +93,7 @@ public final class CpuLabeler implements Labeler {
         attributes(f, "cpu.security", "cpu-security.", FEATURE_ONLY_SECURITY, out);
         String smt = f.attribute("cpu.topology", "hardware_multithreading");
         if (smt != null) {
-            out.add(Label.of(LabelRules.NFD_PREFIX + "cpu-hardware_multithreading", smt, name(),
+            out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-hardware_multithreading", smt, name(),
                     Evidence.attribute(f, "cpu.topology", "hardware_multithreading")));
         }
         return out;
@@ -102,7 +102,7 @@ public final class CpuLabeler implements Labeler {
     private void attributes(Features f, String key, String labelPrefix, Set<String> skip, List<Label> out) {
         for (Map.Entry<String, String> e : f.attributes(key).entrySet()) {
             if (!skip.contains(e.getKey())) {
-                out.add(Label.of(LabelRules.NFD_PREFIX + labelPrefix + e.getKey(), e.getValue(), name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + labelPrefix + e.getKey(), e.getValue(), name(),
                         Evidence.attribute(f, key, e.getKey())));
             }
         }

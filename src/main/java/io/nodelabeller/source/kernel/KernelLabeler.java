@@ -1,6 +1,6 @@
 package io.nodelabeller.source.kernel;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
@@ -32,16 +32,16 @@ public final class KernelLabeler implements Labeler {
     public List<LabelDoc> docs() {
         String osrelease = "/proc/sys/kernel/osrelease";
         return List.of(
-                LabelDoc.of(LabelRules.NFD_PREFIX + "kernel-version.full", name(), osrelease, "5.15.0-91-generic",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.full", name(), osrelease, "5.15.0-91-generic",
                         "The kernel release as the kernel reports it."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
-                LabelDoc.pattern(LabelRules.NFD_PREFIX + "kernel-config.<OPT>", LabelRules.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true", name(),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "kernel-config.<OPT>", LabelValidity.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true", name(),
                         "the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...",
                         "Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "
                                 + "config sets: y and m give true, other values are kept."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "kernel-selinux.enabled", name(), "/sys/fs/selinux/enforce", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", name(), "/sys/fs/selinux/enforce", "true",
                         "SELinux is enabled (only present when true)."));
     }
 
@@ -51,19 +51,19 @@ public final class KernelLabeler implements Labeler {
         for (String part : List.of("full", "major", "minor", "revision")) {
             String v = f.attribute("kernel.version", part);
             if (v != null) {
-                out.add(Label.of(LabelRules.NFD_PREFIX + "kernel-version." + part, v, name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-version." + part, v, name(),
                         Evidence.attribute(f, "kernel.version", part)));
             }
         }
         for (String opt : configOpts) {
             String v = f.attribute("kernel.config", opt);
             if (v != null) {
-                out.add(Label.of(LabelRules.NFD_PREFIX + "kernel-config." + opt, v.equals("y") || v.equals("m") ? "true" : v,
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-config." + opt, v.equals("y") || v.equals("m") ? "true" : v,
                         name(), Evidence.attribute(f, "kernel.config", opt)));
             }
         }
         if ("true".equals(f.attribute("kernel.selinux", "enabled"))) {
-            out.add(Label.of(LabelRules.NFD_PREFIX + "kernel-selinux.enabled", "true", name(),
+            out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", "true", name(),
                     Evidence.attribute(f, "kernel.selinux", "enabled")));
         }
         return out;

@@ -1,6 +1,6 @@
 package io.nodelabeller.source.local;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelDoc;
@@ -25,7 +25,7 @@ public final class LocalLabeler implements Labeler {
     public List<LabelDoc> docs() {
         String from = "/etc/kubernetes/node-feature-discovery/features.d/*";
         return List.of(
-                LabelDoc.pattern(LabelRules.NFD_PREFIX + "<key>", LabelRules.NFD_PREFIX + "node-pool", "a100-inference", name(), from,
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "<key>", LabelValidity.NFD_PREFIX + "node-pool", "a100-inference", name(), from,
                         "Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
                 LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", name(), from,
                         "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "

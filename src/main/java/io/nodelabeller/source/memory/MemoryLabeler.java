@@ -1,6 +1,6 @@
 package io.nodelabeller.source.memory;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Evidence;
@@ -26,12 +26,12 @@ public final class MemoryLabeler implements Labeler {
     @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-numa", name(), "/sys/bus/node/devices", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-numa", name(), "/sys/bus/node/devices", "true",
                         "More than one NUMA node."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-swap", name(), "/proc/swaps", "true", "Swap is enabled."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-nv.present", name(), "/sys/bus/nd/devices", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-swap", name(), "/proc/swaps", "true", "Swap is enabled."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.present", name(), "/sys/bus/nd/devices", "true",
                         "A non-volatile memory (NVDIMM) device is present."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "memory-nv.dax", name(), "/sys/bus/nd/devices/*/devtype", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.dax", name(), "/sys/bus/nd/devices/*/devtype", "true",
                         "An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
     }
 
@@ -59,6 +59,6 @@ public final class MemoryLabeler implements Labeler {
     }
 
     private Label label(String name, String evidence) {
-        return Label.of(LabelRules.NFD_PREFIX + name, "true", name(), evidence);
+        return Label.of(LabelValidity.NFD_PREFIX + name, "true", name(), evidence);
     }
 }

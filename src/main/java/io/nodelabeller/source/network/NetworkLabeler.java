@@ -1,6 +1,6 @@
 package io.nodelabeller.source.network;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
@@ -26,9 +26,9 @@ public final class NetworkLabeler implements Labeler {
     @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelRules.NFD_PREFIX + "network-sriov.capable", name(), "/sys/class/net/*/device/sriov_totalvfs", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.capable", name(), "/sys/class/net/*/device/sriov_totalvfs", "true",
                         "A hardware network interface supports SR-IOV (sriov_totalvfs above 0)."),
-                LabelDoc.of(LabelRules.NFD_PREFIX + "network-sriov.configured", name(), "/sys/class/net/*/device/sriov_numvfs", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.configured", name(), "/sys/class/net/*/device/sriov_numvfs", "true",
                         "A hardware network interface has SR-IOV virtual functions configured (sriov_numvfs above 0)."));
     }
 
@@ -52,7 +52,7 @@ public final class NetworkLabeler implements Labeler {
             }
         }
         if (!facts.isEmpty()) {
-            out.add(Label.of(LabelRules.NFD_PREFIX + name, "true", name(), "network.device " + String.join("; ", facts)));
+            out.add(Label.of(LabelValidity.NFD_PREFIX + name, "true", name(), "network.device " + String.join("; ", facts)));
         }
     }
 

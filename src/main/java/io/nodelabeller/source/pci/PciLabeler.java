@@ -1,6 +1,6 @@
 package io.nodelabeller.source.pci;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.DeviceLabels;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
@@ -33,11 +33,11 @@ public final class PciLabeler implements Labeler {
         String dir = "/sys/bus/pci/devices/*/";
         String fields = " <fields> is sources.pci.deviceLabelFields (default class,vendor) joined by '_'.";
         return List.of(
-                LabelDoc.pattern(LabelRules.NFD_PREFIX + "pci-<fields>.present", LabelRules.NFD_PREFIX + "pci-0302_10de.present", "true", name(),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.present", LabelValidity.NFD_PREFIX + "pci-0302_10de.present", "true", name(),
                         dir + "{class,vendor,device,subsystem_vendor,subsystem_device}",
                         "A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
                                 + fields),
-                LabelDoc.pattern(LabelRules.NFD_PREFIX + "pci-<fields>.sriov.capable", LabelRules.NFD_PREFIX + "pci-0207_15b3.sriov.capable",
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.sriov.capable", LabelValidity.NFD_PREFIX + "pci-0207_15b3.sriov.capable",
                         "true", name(), dir + "sriov_totalvfs",
                         "Such a device has a sriov_totalvfs file (any value, as NFD)."));
     }

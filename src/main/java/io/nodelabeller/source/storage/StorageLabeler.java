@@ -1,6 +1,6 @@
 package io.nodelabeller.source.storage;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
@@ -24,7 +24,7 @@ public final class StorageLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(LabelRules.NFD_PREFIX + "storage-nonrotationaldisk", name(), "/sys/block/*/queue/rotational",
+        return List.of(LabelDoc.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", name(), "/sys/block/*/queue/rotational",
                 "true", "Some block device is non-rotational (SSD, NVMe; loop and zram devices count too, as in NFD)."));
     }
 
@@ -41,7 +41,7 @@ public final class StorageLabeler implements Labeler {
         if (where.isEmpty()) {
             return List.of();
         }
-        return List.of(Label.of(LabelRules.NFD_PREFIX + "storage-nonrotationaldisk", "true", name(),
+        return List.of(Label.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", "true", name(),
                 "storage.block rotational = '0' from " + Evidence.join(where, "/queue/rotational")));
     }
 }

@@ -1,6 +1,6 @@
 package io.nodelabeller.source.system;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.Label;
@@ -31,7 +31,7 @@ public final class SystemLabeler implements Labeler {
                 "Second number of VERSION_ID.");
         List<LabelDoc> out = new ArrayList<>();
         for (int i = 0; i < FIELDS.size(); i++) {
-            out.add(LabelDoc.of(LabelRules.NFD_PREFIX + "system-os_release." + FIELDS.get(i), name(), "/etc/os-release",
+            out.add(LabelDoc.of(LabelValidity.NFD_PREFIX + "system-os_release." + FIELDS.get(i), name(), "/etc/os-release",
                     examples.get(i), meanings.get(i)));
         }
         return out;
@@ -43,7 +43,7 @@ public final class SystemLabeler implements Labeler {
         for (String field : FIELDS) {
             String v = f.attribute("system.osrelease", field);
             if (v != null) {
-                out.add(Label.of(LabelRules.NFD_PREFIX + "system-os_release." + field, v, name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "system-os_release." + field, v, name(),
                         Evidence.attribute(f, "system.osrelease", field)));
             }
         }

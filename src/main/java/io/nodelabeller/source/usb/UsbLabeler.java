@@ -1,6 +1,6 @@
 package io.nodelabeller.source.usb;
 
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.DeviceLabels;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
@@ -31,7 +31,7 @@ public final class UsbLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.pattern(LabelRules.NFD_PREFIX + "usb-<fields>.present", LabelRules.NFD_PREFIX + "usb-ef_046b_ffb0.present", "true",
+        return List.of(LabelDoc.pattern(LabelValidity.NFD_PREFIX + "usb-<fields>.present", LabelValidity.NFD_PREFIX + "usb-ef_046b_ffb0.present", "true",
                 name(), "/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass",
                 "A device (or, for class 00, an interface) whose class starts with an entry of "
                         + "sources.usb.deviceClassWhitelist (default 0e, ef, fe, ff). <fields> is "

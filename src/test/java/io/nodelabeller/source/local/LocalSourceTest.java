@@ -1,7 +1,7 @@
 package io.nodelabeller.source.local;
 
 import io.nodelabeller.feature.Features;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.local.LocalLabeler;
@@ -67,7 +67,7 @@ class LocalSourceTest {
 
     @Test
     void gpuServerLabelsThroughLabelling() throws Exception {
-        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelRules.defaults(), null)
+        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelValidity.defaults(), null)
                 .label(discover(Hosts.root("gpu-server")));
         assertEquals(Map.of(
                 "feature.node.kubernetes.io/node-pool", "a100-inference",
@@ -104,14 +104,14 @@ class LocalSourceTest {
 
     @Test
     void hostileInvalidLabelsAreDroppedOthersKept() throws Exception {
-        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelRules.defaults(), null)
+        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelValidity.defaults(), null)
                 .label(discover(Hosts.root("hostile")));
         Map<String, String> labels = set.asMap();
         assertEquals("yes", labels.get("vendor.example.com/good"));
         assertEquals("", labels.get("feature.node.kubernetes.io/empty-value"));
         assertEquals("ok", labels.get("feature.node.kubernetes.io/plain-after-garbage"));
         for (Map.Entry<String, String> l : labels.entrySet()) {
-            assertEquals(null, LabelRules.defaults().problem(l.getKey(), l.getValue()), l.toString());
+            assertEquals(null, LabelValidity.defaults().problem(l.getKey(), l.getValue()), l.toString());
         }
         java.util.Set<String> dropped = new java.util.TreeSet<>(set.dropped().stream().map(d -> d.label().key()).toList());
         assertEquals(new java.util.TreeSet<>(List.of("feature.node.kubernetes.io/-starts-with-dash", "kubernetes.io/denied",

@@ -9,7 +9,7 @@ import io.nodelabeller.config.ReplicatedResources;
 import io.nodelabeller.config.Sharing;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
-import io.nodelabeller.label.LabelRules;
+import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.testing.GpuLayout;
 
 import java.time.Instant;
@@ -31,7 +31,7 @@ final class GpuTesting {
     private GpuTesting() {
     }
 
-    /** The labels for {@code layout} under {@code dp}, keys without "nvidia.com/"; each must pass LabelRules. */
+    /** The labels for {@code layout} under {@code dp}, keys without "nvidia.com/"; each must pass LabelValidity. */
     static SortedMap<String, String> labels(GpuLayout layout, DevicePluginConfig dp) {
         return labels(new NvidiaLabeler(dp, START, false), layout.features());
     }
@@ -40,7 +40,7 @@ final class GpuTesting {
         SortedMap<String, String> out = new TreeMap<>();
         for (Label l : labeler.labels(features)) {
             assertTrue(l.key().startsWith("nvidia.com/"), l.key());
-            assertNull(LabelRules.defaults().problem(l.key(), l.value()), l.toString());
+            assertNull(LabelValidity.defaults().problem(l.key(), l.value()), l.toString());
             assertTrue(l.evidence() != null && !l.evidence().isBlank(), "evidence of " + l);
             out.put(l.key().substring("nvidia.com/".length()), l.value());
         }

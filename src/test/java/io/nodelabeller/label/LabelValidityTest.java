@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-class LabelRulesTest {
+class LabelValidityTest {
 
-    private final LabelRules rules = LabelRules.defaults();
+    private final LabelValidity rules = LabelValidity.defaults();
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -62,13 +62,13 @@ class LabelRulesTest {
 
     @Test
     void extraNamespacesAllowAndDeny() {
-        LabelRules custom = new LabelRules(List.of("special.kubernetes.io"), List.of("*.vendor.com", "denied.io"));
+        LabelValidity custom = new LabelValidity(List.of("special.kubernetes.io"), List.of("*.vendor.com", "denied.io"));
         assertNull(custom.problem("special.kubernetes.io/x", "y"));
         assertNotNull(custom.problem("a.vendor.com/x", "y"));
         assertNotNull(custom.problem("denied.io/x", "y"));
         assertNull(custom.problem("other.io/x", "y"));
         // node-role is denied whatever the config says
-        assertNotNull(new LabelRules(List.of("node-role.kubernetes.io"), List.of()).problem("node-role.kubernetes.io/x", "y"));
+        assertNotNull(new LabelValidity(List.of("node-role.kubernetes.io"), List.of()).problem("node-role.kubernetes.io/x", "y"));
         assertEquals(null, custom.problem("feature.node.kubernetes.io/x", "y"));
     }
 

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * namespaces from config), and the control keys of other components, which no labeller may write. The single
  * place where a label is judged.
  */
-public final class LabelRules {
+public final class LabelValidity {
 
     public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
 
@@ -34,13 +34,13 @@ public final class LabelRules {
     private final List<String> extraAllowed;
     private final List<String> extraDenied;
 
-    public LabelRules(List<String> extraAllowed, List<String> extraDenied) {
+    public LabelValidity(List<String> extraAllowed, List<String> extraDenied) {
         this.extraAllowed = List.copyOf(extraAllowed);
         this.extraDenied = List.copyOf(extraDenied);
     }
 
-    public static LabelRules defaults() {
-        return new LabelRules(List.of(), List.of());
+    public static LabelValidity defaults() {
+        return new LabelValidity(List.of(), List.of());
     }
 
     /** Why {@code key=value} may not be sent, or null when it may. */

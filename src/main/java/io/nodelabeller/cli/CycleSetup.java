@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * What run and once share: the config, the outputs and the cycle, set up with the right exit code for every
  * problem (2: config or usage, 1: runtime). Close it to close the outputs.
  */
-final class Publishing implements AutoCloseable {
+final class CycleSetup implements AutoCloseable {
 
     final Config config;
     final Metrics metrics;
@@ -25,14 +25,14 @@ final class Publishing implements AutoCloseable {
     final Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Publishing(Config config, Metrics metrics, Outputs outputs, Cycle cycle) {
+    private CycleSetup(Config config, Metrics metrics, Outputs outputs, Cycle cycle) {
         this.config = config;
         this.metrics = metrics;
         this.outputs = outputs;
         this.cycle = cycle;
     }
 
-    static Publishing setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws CommandFailed {
+    static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws CommandFailed {
         kube.check();
         Config config;
         try {
@@ -43,7 +43,7 @@ final class Publishing implements AutoCloseable {
         Discovery discovery;
         Labelling labelling;
         try {
-            discovery = Discover.discovery(config, common.options());
+            discovery = Inspection.discovery(config, common.options());
             labelling = Catalog.labelling(config, common.options());
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
@@ -64,7 +64,7 @@ final class Publishing implements AutoCloseable {
                 .withPrevious(outputs.ownedOnNode());
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
-        return new Publishing(config, metrics, outputs, cycle);
+        return new CycleSetup(config, metrics, outputs, cycle);
     }
 
     /** Idempotent: run's shutdown hook and its main thread may both get here. */

@@ -11,21 +11,21 @@ import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.HostFs;
 import picocli.CommandLine;
 
-/** One discovery and labelling, without any publishing: what print and explain show. */
-record Discover(Snapshot snapshot, LabelSet labels) {
+/** One inspection of the host: a discovery and its labels, without any publishing (what print and explain show). */
+record Inspection(Snapshot snapshot, LabelSet labels) {
 
-    static Discover once(Config config, Options options) {
+    static Inspection once(Config config, Options options) {
         Discovery discovery = discovery(config, options);
         Labelling labelling = Catalog.labelling(config, options);
         Snapshot snapshot = discovery.discover();
-        return new Discover(snapshot, labelling.label(snapshot.features()));
+        return new Inspection(snapshot, labelling.label(snapshot.features()));
     }
 
     /**
      * One discovery for print and explain: a config problem or an unknown source is printed and becomes
      * {@link CommandFailed} with exit code 2.
      */
-    static Discover forCommand(CommandLine.Model.CommandSpec spec, CommonOptions common) throws CommandFailed {
+    static Inspection forCommand(CommandLine.Model.CommandSpec spec, CommonOptions common) throws CommandFailed {
         try {
             return once(common.loadConfig(), common.options());
         } catch (ConfigException e) {
