@@ -40,7 +40,7 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
 
     /** A DNS subdomain, optionally "*." or "*" in front for a suffix match (NFD's -deny-label-ns syntax). */
     private static final Pattern NAMESPACE =
-            Pattern.compile("(\\*\\.?)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+            Pattern.compile("(\\*\\.?)?" + Checks.DNS1123_SUBDOMAIN);
     private static final String NAMESPACE_EXPECTED = "a label namespace such as example.com, or *.example.com for its subdomains";
 
     private static final Pattern FEATURE_PATTERN = Pattern.compile("\\*|[a-z0-9][-a-z0-9_]*(\\.\\*|\\.[^\\s*]+\\*?)?");

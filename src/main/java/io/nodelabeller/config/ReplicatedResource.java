@@ -1,5 +1,6 @@
 package io.nodelabeller.config;
 
+import io.nodelabeller.config.yaml.Checks;
 import io.nodelabeller.config.yaml.YamlNode;
 import java.util.regex.Pattern;
 
@@ -11,8 +12,7 @@ import java.util.regex.Pattern;
 public record ReplicatedResource(String name, String rename, ReplicatedDevices devices, int replicas) {
 
     public static final String PREFIX = "nvidia.com";
-    private static final Pattern DNS1123_SUBDOMAIN =
-            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(Checks.DNS1123_SUBDOMAIN);
 
     /** Whether the plugin advertises this resource under another name (then GFD adds no -SHARED suffix). */
     public boolean renamed() {

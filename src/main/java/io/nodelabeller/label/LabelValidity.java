@@ -1,5 +1,6 @@
 package io.nodelabeller.label;
 
+import io.nodelabeller.config.yaml.Checks;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -15,8 +16,7 @@ public final class LabelValidity {
     public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
 
     private static final Pattern NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-    private static final Pattern DNS1123_SUBDOMAIN =
-            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(Checks.DNS1123_SUBDOMAIN);
     private static final List<String> ALWAYS_DENIED = List.of("node-role.kubernetes.io", "node-restriction.kubernetes.io");
     private static final List<String> DEFAULT_DENIED = List.of("kubernetes.io", "k8s.io");
     private static final List<String> NFD_ALLOWED = List.of("feature.node.kubernetes.io", "profile.node.kubernetes.io");

@@ -138,11 +138,7 @@ public final class NodePublisher implements Publisher {
         for (int patches = 0; ; patches++) {
             int patchesSoFar = patches;
             List<NodePatch.Op> ops = run.call(() -> {
-                Node node = seen[0] != null ? seen[0] : view.current();
-                if (node == null) {
-                    node = api.get(path, Node.class);
-                    view.seed(node);
-                }
+                Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
                 List<NodePatch.Op> needed = NodePatch.compute(node.getMetadata().getLabels(),
                         node.getMetadata().getAnnotations(), node.getMetadata().getResourceVersion(), desired);
@@ -162,6 +158,16 @@ public final class NodePublisher implements Publisher {
             }
             sent.addAll(ops);
         }
+    }
+
+    /** The node as the watch shows it, else read (GET) and handed to the view, which starts the watch from it. */
+    private Node current() throws ApiClient.Failure, InterruptedException {
+        Node node = view.current();
+        if (node == null) {
+            node = api.get(path, Node.class);
+            view.seed(node);
+        }
+        return node;
     }
 
     private static String hint(int status) {
@@ -198,11 +204,7 @@ public final class NodePublisher implements Publisher {
      */
     public SortedMap<String, String> ownedLabels() throws PublishException {
         try {
-            Node node = view.current();
-            if (node == null) {
-                node = api.get(path, Node.class);
-                view.seed(node);
-            }
+            Node node = current();
             Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
             SortedMap<String, String> out = new java.util.TreeMap<>();
             for (String key : NodePatch.owned(node.getMetadata().getAnnotations())) {

@@ -12,11 +12,11 @@ import io.nodelabeller.nvml.NvmlLibrary;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 import io.nodelabeller.source.SourceFailure;
+import io.nodelabeller.source.pci.PciSource;
 
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -116,8 +116,7 @@ public final class NvidiaSource implements Source {
 
     /** A sysfs id file ("0x10de", "0x030200") without its 0x, lower-cased; empty when unreadable. */
     private static String sysfsId(HostFs host, String path) {
-        String v = host.readTrimmed(path).orElse("").toLowerCase(Locale.ROOT);
-        return v.startsWith("0x") ? v.substring(2) : v;
+        return PciSource.id(host.readTrimmed(path).orElse(""));
     }
 
     private void gpu(Nvml nvml, int index, Features.Builder b, Warnings warnings) {

@@ -62,7 +62,7 @@ public final class PciSource implements Source {
                 warnings.warn("PCI device " + dir + " skipped: cannot read " + name + " (" + HostFs.reason(e) + ")");
                 return Optional.empty();
             }
-            String value = stripHexPrefix(raw.trim().toLowerCase(Locale.ROOT));
+            String value = id(raw);
             if (!HEX.matcher(value).matches()) {
                 warnings.warn("PCI device " + dir + " skipped: " + name + " is not a hexadecimal id: '" + printable(raw) + "'");
                 return Optional.empty();
@@ -71,12 +71,14 @@ public final class PciSource implements Source {
             attrs.put(name, name.equals("class") && value.length() > 4 ? value.substring(0, 4) : value);
         }
         for (String name : OPTIONAL) {
-            host.readTrimmed(dir + "/" + name).ifPresent(v -> attrs.put(name, stripHexPrefix(v)));
+            host.readTrimmed(dir + "/" + name).ifPresent(v -> attrs.put(name, v.startsWith("0x") ? v.substring(2) : v));
         }
         return Optional.of(attrs);
     }
 
-    private static String stripHexPrefix(String s) {
+    /** A sysfs id as the kernel prints it ({@code "0x10de\n"}, {@code "0x030200"}): trimmed, lower-cased, no 0x. */
+    public static String id(String raw) {
+        String s = raw.trim().toLowerCase(Locale.ROOT);
         return s.startsWith("0x") ? s.substring(2) : s;
     }
 
