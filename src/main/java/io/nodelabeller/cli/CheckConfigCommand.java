@@ -3,22 +3,12 @@ package io.nodelabeller.cli;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.catalog.Catalog;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
-import java.util.concurrent.Callable;
 
 /** {@code check-config}: validates the config; exit 0, or 2 with every problem listed. */
 @Command(name = "check-config", mixinStandardHelpOptions = true,
         description = "Validate the config file: exit 0, or 2 listing every problem.")
-final class CheckConfigCommand implements Callable<Integer> {
-
-    @Mixin
-    CommonOptions common;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class CheckConfigCommand extends HostCommand {
 
     @Override
     public Integer call() {

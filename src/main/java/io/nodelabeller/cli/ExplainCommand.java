@@ -3,32 +3,17 @@ package io.nodelabeller.cli;
 import io.nodelabeller.feature.SourceStatus;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 /** {@code explain}: like print, each label followed by the source and facts that produced it. */
 @Command(name = "explain", mixinStandardHelpOptions = true,
-        description = "Inspection once and print each label with the facts that produced it.")
-final class ExplainCommand implements Callable<Integer> {
-
-    @Mixin
-    CommonOptions common;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+        description = "Discover once and print each label with the facts that produced it.")
+final class ExplainCommand extends HostCommand.Inspecting {
 
     @Override
-    public Integer call() {
-        Inspection result;
-        try {
-            result = Inspection.forCommand(spec, common);
-        } catch (CommandFailed e) {
-            return e.exitCode;
-        }
+    int show(Inspection result) {
         PrintWriter out = spec.commandLine().getOut();
         for (Label l : result.labels().labels().values()) {
             out.println(l.key() + "=" + l.value());

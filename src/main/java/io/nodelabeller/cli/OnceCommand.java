@@ -1,25 +1,12 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.daemon.Cycle;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
-import java.util.concurrent.Callable;
 
 /** {@code once}: one cycle with publishing, then exit (Kubernetes Job mode): 0 when every output succeeded, else 1. */
 @Command(name = "once", mixinStandardHelpOptions = true,
         description = "One cycle with publishing, then exit: 0 when every output was published, 1 otherwise.")
-final class OnceCommand implements Callable<Integer> {
-
-    @Mixin
-    CommonOptions common;
-
-    @Mixin
-    KubeOptions kube;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class OnceCommand extends KubeCommand {
 
     @Override
     public Integer call() {

@@ -4,40 +4,25 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.util.SortedMap;
-import java.util.concurrent.Callable;
 
 /** {@code print}: one discovery, the labels on stdout, exit 0. Needs no cluster and never starts a Kubernetes client. */
 @Command(name = "print", mixinStandardHelpOptions = true,
-        description = "Inspection once and print the labels (no cluster needed).")
-final class PrintCommand implements Callable<Integer> {
+        description = "Discover once and print the labels (no cluster needed).")
+final class PrintCommand extends HostCommand.Inspecting {
 
     enum Format { text, json, yaml }
-
-    @Mixin
-    CommonOptions common;
 
     @Option(names = "--format", defaultValue = "text", paramLabel = "FORMAT",
             description = "text (key=value lines sorted by key), json or yaml. Default: ${DEFAULT-VALUE}")
     Format format;
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() throws Exception {
-        Inspection result;
-        try {
-            result = Inspection.forCommand(spec, common);
-        } catch (CommandFailed e) {
-            return e.exitCode;
-        }
+    int show(Inspection result) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         out.print(render(result.labels().asMap(), format));
         out.flush();

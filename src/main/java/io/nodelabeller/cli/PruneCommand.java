@@ -6,25 +6,12 @@ import io.nodelabeller.publish.NodePruner;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.PublishEvents;
 import io.nodelabeller.publish.PublishException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
-import java.util.concurrent.Callable;
 
 /** {@code prune}: removes every owned label and the ownership annotation from the node (uninstall). */
 @Command(name = "prune", mixinStandardHelpOptions = true,
         description = "Remove every label node-labeller owns, and its annotation, from the node (uninstall).")
-final class PruneCommand implements Callable<Integer> {
-
-    @Mixin
-    CommonOptions common;
-
-    @Mixin
-    KubeOptions kube;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class PruneCommand extends KubeCommand {
 
     @Override
     public Integer call() {

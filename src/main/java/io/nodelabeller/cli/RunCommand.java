@@ -1,24 +1,11 @@
 package io.nodelabeller.cli;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-
-import java.util.concurrent.Callable;
 
 /** {@code run}: the daemon ({@link RunDaemon}); exits 0 on SIGTERM, 1 on a fatal cycle or a port it cannot bind. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "The daemon: a cycle every core.sleepInterval, /healthz, /readyz and /metrics on daemon.port.")
-final class RunCommand implements Callable<Integer> {
-
-    @Mixin
-    CommonOptions common;
-
-    @Mixin
-    KubeOptions kube;
-
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+final class RunCommand extends KubeCommand {
 
     @Override
     public Integer call() throws InterruptedException {
