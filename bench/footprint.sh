@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 ./mvnw -q -B -o package -DskipTests
 # the fake libnvidia-ml is built in the test phase (process-test-classes)
-./mvnw -q -B -o test-compile process-test-classes
+./mvnw -q -B -o -Pbench test-compile process-test-classes
 sh bin/build-runtime.sh target/node-labeller.jar target/rt > /dev/null
 rm -f target/bench/footprint.txt
-./mvnw -q -B -o surefire:test -Dtest=FootprintBench -Dsurefire.failIfNoSpecifiedTests=false \
+./mvnw -q -B -o -Pbench surefire:test -Dtest=FootprintBench -Dsurefire.failIfNoSpecifiedTests=false \
   -Dbench.seconds="$seconds" -Dbench.runtime=target/rt
 cat target/bench/footprint.txt
