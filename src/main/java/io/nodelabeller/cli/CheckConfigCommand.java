@@ -15,7 +15,8 @@ final class CheckConfigCommand extends HostCommand {
         try {
             Config config = common.loadConfig();
             Catalog.selectSources(common.sources != null ? common.sources : config.core().featureSources());
-            Catalog.selectLabelers(config.core().labelSources());
+            // building the labelers shows the warnings of settings NFD takes leniently (unknown deviceLabelFields)
+            Catalog.labelers(config, common.options(), config.core().labelSources());
         } catch (ConfigException e) {
             return ConfigErrors.report(spec, e);
         } catch (IllegalArgumentException e) {

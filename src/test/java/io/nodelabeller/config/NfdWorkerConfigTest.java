@@ -181,10 +181,7 @@ class NfdWorkerConfigTest {
                 "w.conf: sources.local.path: unknown key (sources.local has no options)",
                 "w.conf: sources.pci.deviceClassWhitelist[1]: expected a PCI class prefix of 1 to 4 hex digits, got 'zz'",
                 "w.conf: sources.pci.deviceClassWhitelist[2]: expected a PCI class prefix of 1 to 4 hex digits, got '01234'",
-                "w.conf: sources.pci.deviceLabelFields[1]: expected one of class, vendor, device, subsystem_vendor, "
-                        + "subsystem_device, got 'model'",
                 "w.conf: sources.usb.deviceClassWhitelist[1]: expected a USB class of 1 or 2 hex digits, got '100'",
-                "w.conf: sources.usb.deviceLabelFields: expected at least one of class, vendor, device, serial",
                 "w.conf: sources.kernel.configOpts[1]: expected a kernel config option name such as NO_HZ, got 'CONFIG X'",
                 "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2'",
                 "w.conf: sources.custom: expected a list, got a mapping"), e.problems());

@@ -1,6 +1,5 @@
 package io.nodelabeller.config.yaml;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -30,19 +29,4 @@ public final class Checks {
         return values;
     }
 
-    /** A non-empty list of strings, each one of {@code allowed}. */
-    public static List<String> oneOf(YamlNode n, List<String> dflt, Collection<String> allowed) {
-        List<String> values = n.strings(dflt);
-        if (values != dflt) {
-            if (values.isEmpty()) {
-                n.problem("expected at least one of " + String.join(", ", allowed));
-            }
-            for (int i = 0; i < values.size(); i++) {
-                if (!allowed.contains(values.get(i))) {
-                    n.element(i).problem("expected one of " + String.join(", ", allowed) + ", got '" + values.get(i) + "'");
-                }
-            }
-        }
-        return values;
-    }
 }
