@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One custom rule in NFD's language (the subset NFD's worker accepts: no annotations, taints or extended
- * resources). A rule with neither {@code matchFeatures} nor {@code matchAny} always matches.
+ * One custom rule in NFD's language. A rule with neither {@code matchFeatures} nor {@code matchAny} always matches.
+ * {@code annotations}, {@code taints} and {@code extendedResources} are NodeFeatureRule outputs: accepted and checked,
+ * as NFD's worker accepts them in its custom rules, so that one rule file serves both; not applied (node-labeller
+ * writes labels).
  *
  * @param name           the rule's name (shown by explain and in warnings), or its place in the config when unnamed
  * @param labels         static labels; a value {@code @<domain>.<feature>.<element>} is read from an attribute
@@ -16,15 +18,37 @@ import java.util.Map;
  * @param varsTemplate   template for vars, or null
  * @param matchFeatures  terms that must all match
  * @param matchAny       alternatives, each a list of terms; at least one must match
+ * @param annotations    NodeFeatureRule output: node annotations
+ * @param taints         NodeFeatureRule output: node taints
+ * @param extendedResources NodeFeatureRule output: extended resources
  */
 public record Rule(String name, Map<String, String> labels, Template labelsTemplate, Map<String, String> vars,
-                   Template varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny) {
+                   Template varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny,
+                   Map<String, String> annotations, List<Taint> taints, Map<String, String> extendedResources) {
+
+    /** A taint as Kubernetes writes it: {@code key}, an optional {@code value}, an {@code effect}. */
+    public record Taint(String key, String value, String effect) {
+    }
 
     public Rule {
         labels = Collections.unmodifiableMap(new LinkedHashMap<>(labels));
         vars = Collections.unmodifiableMap(new LinkedHashMap<>(vars));
         matchFeatures = List.copyOf(matchFeatures);
         matchAny = matchAny.stream().map(List::copyOf).toList();
+        annotations = Collections.unmodifiableMap(new LinkedHashMap<>(annotations));
+        taints = List.copyOf(taints);
+        extendedResources = Collections.unmodifiableMap(new LinkedHashMap<>(extendedResources));
+    }
+
+    /** A rule with labels and vars only (no NodeFeatureRule outputs). */
+    public Rule(String name, Map<String, String> labels, Template labelsTemplate, Map<String, String> vars,
+                Template varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny) {
+        this(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny, Map.of(), List.of(), Map.of());
+    }
+
+    /** Whether the rule has outputs only NodeFeatureRule objects apply. */
+    public boolean hasNodeFeatureRuleOutputs() {
+        return !annotations.isEmpty() || !taints.isEmpty() || !extendedResources.isEmpty();
     }
 
     public boolean hasTemplates() {

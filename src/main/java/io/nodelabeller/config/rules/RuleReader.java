@@ -18,8 +18,10 @@ public final class RuleReader {
 
     private static final String[] RULE_KEYS = {"name", "labels", "labelsTemplate", "vars", "varsTemplate",
             "matchFeatures", "matchAny"};
-    /** Keys of NodeFeatureRule that NFD's worker-side custom rules do not take either. */
+    /** NodeFeatureRule outputs, accepted in custom rules as NFD's worker accepts them. */
     private static final List<String> NFR_ONLY = List.of("annotations", "taints", "extendedResources");
+    /** Kubernetes' taint effects (core/v1 TaintEffect). */
+    private static final List<String> TAINT_EFFECTS = List.of("NoSchedule", "PreferNoSchedule", "NoExecute");
     /** NFD's limit on a template's size. */
     static final int MAX_TEMPLATE_CHARS = 64 * 1024;
 
@@ -43,11 +45,6 @@ public final class RuleReader {
         if (n.isMissing()) {
             n.problem("expected a rule (a mapping with name, labels, matchFeatures, ...), got null");
             return null;
-        }
-        for (String key : NFR_ONLY) {
-            if (!n.child(key).json().isMissingNode()) {
-                n.child(key).problem("not supported in custom rules (only in NodeFeatureRule objects, as in NFD's worker)");
-            }
         }
         String[] allowed = new String[RULE_KEYS.length + NFR_ONLY.size()];
         System.arraycopy(RULE_KEYS, 0, allowed, 0, RULE_KEYS.length);
@@ -80,7 +77,33 @@ public final class RuleReader {
                 matchAny.add(terms(alt.child("matchFeatures")));
             }
         }
-        return new Rule(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny);
+        return new Rule(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny,
+                values(n.child("annotations")), taints(n.child("taints")), values(n.child("extendedResources")));
+    }
+
+    /** NodeFeatureRule's {@code taints}: a list of {key, value, effect}, checked as the API server checks a taint. */
+    private static List<Rule.Taint> taints(YamlNode n) {
+        List<Rule.Taint> out = new ArrayList<>();
+        if (!n.isMissing() && !n.json().isArray()) {
+            n.problem("expected a list of taints ({key, value, effect})");
+            return out;
+        }
+        for (YamlNode t : n.elements()) {
+            if (!t.object("key", "value", "effect")) {
+                continue;
+            }
+            String key = t.child("key").string(null);
+            String effect = t.child("effect").string(null);
+            if (key == null || key.isBlank()) {
+                t.child("key").problem("expected a taint key");
+            }
+            if (effect == null || !TAINT_EFFECTS.contains(effect)) {
+                t.child("effect").problem("expected one of " + String.join(", ", TAINT_EFFECTS)
+                        + (effect == null ? "" : ", got '" + effect + "'"));
+            }
+            out.add(new Rule.Taint(key, t.child("value").string(""), effect));
+        }
+        return out;
     }
 
     /** A mapping of names to scalar values; {@code @domain.feature.element} values are checked for shape. */

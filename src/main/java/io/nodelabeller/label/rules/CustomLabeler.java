@@ -30,6 +30,13 @@ public final class CustomLabeler implements Labeler {
         List<Rule> all = new ArrayList<>(StaticRules.RULES);
         all.addAll(configured);
         this.rules = List.copyOf(all);
+        for (Rule r : configured) {
+            if (r.hasNodeFeatureRuleOutputs()) {
+                LOG.info("rule '{}': annotations, taints and extendedResources are accepted as in NFD's worker and not"
+                        + " applied (node-labeller writes labels; nfd-master applies them from NodeFeatureRule objects)",
+                        r.name());
+            }
+        }
     }
 
     @Override

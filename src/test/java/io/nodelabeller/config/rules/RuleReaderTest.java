@@ -16,6 +16,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RuleReaderTest {
 
@@ -79,8 +80,6 @@ class RuleReaderTest {
     void everyRuleProblemHasItsExactKeyPath() {
         assertEquals(List.of(
                 "c.yaml: sources.custom[0].name: expected a string, got a list",
-                "c.yaml: sources.custom[1].annotations: not supported in custom rules (only in NodeFeatureRule objects, "
-                        + "as in NFD's worker)",
                 "c.yaml: sources.custom[1].matchFeature: unknown key (expected one of: name, labels, labelsTemplate, vars, "
                         + "varsTemplate, matchFeatures, matchAny, annotations, taints, extendedResources)",
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.vendor.op: expected one of In, NotIn, "
@@ -176,7 +175,7 @@ class RuleReaderTest {
                 c.sources().custom().stream().map(Rule::name).toList());
 
         Files.writeString(dir.resolve("c.yaml"), "- name: bad\n  matchFeatures: [{feature: pci.device, matchExpressions: "
-                + "{vendor: {op: Gt, value: [x]}}}]\n- {name: ok}\n- name: worse\n  taints: []\n");
+                + "{vendor: {op: Gt, value: [x]}}}]\n- {name: ok}\n- name: worse\n  taints: [{key: k, effect: Sometimes}]\n");
         Files.writeString(dir.resolve("d.yaml"), "name: not-a-list\n");
         Files.writeString(dir.resolve("e.yaml"), "- [unclosed\n");
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n  noPublish: maybe\n");
@@ -185,8 +184,8 @@ class RuleReaderTest {
                 cfg + ": core.noPublish: expected true or false, got a string 'maybe'",
                 dir.resolve("c.yaml") + ": [0].matchFeatures[0].matchExpressions.vendor.value: expected exactly one "
                         + "integer value for op Gt, got [x]",
-                dir.resolve("c.yaml") + ": [2].taints: not supported in custom rules (only in NodeFeatureRule objects, "
-                        + "as in NFD's worker)",
+                dir.resolve("c.yaml") + ": [2].taints[0].effect: expected one of NoSchedule, PreferNoSchedule, "
+                        + "NoExecute, got 'Sometimes'",
                 dir.resolve("d.yaml") + ": (top level): expected a list of rules"), p.subList(0, 4));
         assertEquals(5, p.size(), p.toString());
         assertEquals(true, p.get(4).startsWith(dir.resolve("e.yaml") + ": not valid YAML at line"), p.get(4));
@@ -213,5 +212,35 @@ class RuleReaderTest {
         assertEquals(List.of(), Catalog.configLoader().load(cfg).sources().custom());
         Files.writeString(cfg, "core:\n  customRulesDir: \"\"\n");
         assertEquals(List.of(), Catalog.configLoader().load(cfg).sources().custom());
+    }
+
+    /**
+     * NodeFeatureRule outputs in a custom rule are accepted and checked, as NFD's worker accepts its rules with them
+     * (pkg/apis/nfd/nodefeaturerule: one Rule type for both), so that one rule file serves both; they are kept on
+     * the rule, not applied.
+     */
+    @Test
+    void nodeFeatureRuleOutputsAreAcceptedAndChecked() throws Exception {
+        Config c = Catalog.configLoader().parse("c.yaml", """
+                sources:
+                  custom:
+                    - name: gpu-nodes
+                      labels: {gpu: "true"}
+                      annotations: {example.com/note: "has a GPU"}
+                      taints: [{key: example.com/gpu, value: "true", effect: NoSchedule}, {key: dedicated, effect: NoExecute}]
+                      extendedResources: {example.com/widgets: "@kernel.version.major"}
+                      matchFeatures: [{feature: pci.device, matchExpressions: {vendor: "10de"}}]
+                """);
+        Rule r = c.sources().custom().get(0);
+        assertEquals(Map.of("example.com/note", "has a GPU"), r.annotations());
+        assertEquals(List.of(new Rule.Taint("example.com/gpu", "true", "NoSchedule"), new Rule.Taint("dedicated", "", "NoExecute")),
+                r.taints());
+        assertEquals(Map.of("example.com/widgets", "@kernel.version.major"), r.extendedResources());
+        assertTrue(r.hasNodeFeatureRuleOutputs());
+
+        List<String> p = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("c.yaml",
+                "sources:\n  custom:\n    - {name: x, taints: {key: k}, annotations: {a: [1]}}\n")).problems();
+        assertEquals(List.of("c.yaml: sources.custom[0].annotations.a: expected a string value",
+                "c.yaml: sources.custom[0].taints: expected a list of taints ({key, value, effect})"), p);
     }
 }
