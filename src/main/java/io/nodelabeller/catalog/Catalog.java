@@ -93,7 +93,7 @@ public final class Catalog {
 
     /** A config loader that knows every source's section. */
     public static ConfigLoader configLoader() {
-        return new ConfigLoader(sections());
+        return new ConfigLoader(sections(), sourceNames(), labelerNames());
     }
 
     /** Every source name, in discovery order ({@code --sources}, {@code core.featureSources}). */

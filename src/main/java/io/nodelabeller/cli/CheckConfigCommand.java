@@ -13,10 +13,9 @@ final class CheckConfigCommand extends HostCommand {
     @Override
     public Integer call() {
         try {
-            Config config = common.loadConfig();
+            Config config = common.loadConfigStrictly();
             Catalog.selectSources(common.sources != null ? common.sources : config.core().featureSources());
-            // building the labelers shows the warnings of settings NFD takes leniently (unknown deviceLabelFields)
-            Catalog.labelers(config, common.options(), config.core().labelSources());
+            Catalog.selectLabelers(config.core().labelSources());
         } catch (ConfigException e) {
             return ConfigErrors.report(spec, e);
         } catch (IllegalArgumentException e) {

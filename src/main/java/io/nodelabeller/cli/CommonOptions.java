@@ -41,8 +41,20 @@ final class CommonOptions {
             description = "Sources to run (overrides core.featureSources): all, names, -name to leave one out.")
     List<String> sources;
 
+    /** The config, strictly: what NFD would accept with a warning is a problem too (check-config). */
+    Config loadConfigStrictly() throws ConfigException {
+        Config loaded = Catalog.configLoader().load(config, devicePluginConfig);
+        if (!loaded.warnings().isEmpty()) {
+            throw new ConfigException(loaded.warnings());
+        }
+        return loaded;
+    }
+
+    /** The config as the agent takes it: what NFD accepts with a warning is logged, one line each, and accepted. */
     Config loadConfig() throws ConfigException {
-        return Catalog.configLoader().load(config, devicePluginConfig);
+        Config loaded = Catalog.configLoader().load(config, devicePluginConfig);
+        loaded.warnings().forEach(w -> org.slf4j.LoggerFactory.getLogger(CommonOptions.class).warn("{}", w));
+        return loaded;
     }
 
     /**

@@ -22,9 +22,18 @@ import java.util.List;
 public final class ConfigLoader {
 
     private final List<SourceSection<?>> sources;
+    private final List<String> sourceNames;
+    private final List<String> labelerNames;
 
-    public ConfigLoader(List<SourceSection<?>> sources) {
+    /**
+     * @param sources      the {@code sources:} sections the loader reads
+     * @param sourceNames  the names {@code core.featureSources} may list
+     * @param labelerNames the names {@code core.labelSources} (and NFD's deprecated {@code core.sources}) may list
+     */
+    public ConfigLoader(List<SourceSection<?>> sources, List<String> sourceNames, List<String> labelerNames) {
         this.sources = List.copyOf(sources);
+        this.sourceNames = List.copyOf(sourceNames);
+        this.labelerNames = List.copyOf(labelerNames);
     }
 
     /**
@@ -33,11 +42,15 @@ public final class ConfigLoader {
      */
     public Config load(Path file) throws ConfigException {
         List<String> problems = new ArrayList<>();
-        Config config = file == null ? Config.DEFAULT
-                : Config.read(YamlNode.root(file.toString(), Yaml.readTree(file.toString(), readText(file)), problems), sources);
+        Config config = Config.DEFAULT;
+        if (file != null) {
+            YamlNode root = YamlNode.root(file.toString(), Yaml.readTree(file.toString(), readText(file)), problems);
+            config = knownNamesOnly(root, Config.read(root, sources));
+        }
         String dir = config.core().customRulesDir();
         List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems);
         if (!problems.isEmpty()) {
+            problems.addAll(config.warnings()); // a file that is rejected anyway: show everything at once
             throw new ConfigException(problems);
         }
         return dirRules.isEmpty() ? config : config.withSources(config.sources().withMoreRules(dirRules));
@@ -49,15 +62,31 @@ public final class ConfigLoader {
      * {@code devicePlugin:} section is an error: two sources of truth for replicas would sooner or later disagree.
      */
     public Config load(Path file, Path devicePluginFile) throws ConfigException {
-        Config config = load(file);
         if (devicePluginFile == null) {
-            return config;
+            return load(file);
         }
-        if (config.devicePlugin().given()) {
-            throw new ConfigException(file + ": devicePlugin: given both here and with --device-plugin-config "
+        // both files' problems in one report
+        List<String> problems = new ArrayList<>();
+        Config config = null;
+        DevicePluginConfig dp = null;
+        try {
+            config = load(file);
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
+        }
+        try {
+            dp = loadDevicePlugin(devicePluginFile);
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
+        }
+        if (config != null && config.devicePlugin().given()) {
+            problems.add(file + ": devicePlugin: given both here and with --device-plugin-config "
                     + devicePluginFile + "; use one of them");
         }
-        return config.withDevicePlugin(loadDevicePlugin(devicePluginFile));
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return config.withDevicePlugin(dp);
     }
 
     /** The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it). */
@@ -90,10 +119,39 @@ public final class ConfigLoader {
     public Config parse(String name, String text) throws ConfigException {
         JsonNode tree = Yaml.readTree(name, text);
         List<String> problems = new ArrayList<>();
-        Config config = Config.read(YamlNode.root(name, tree, problems), sources);
+        YamlNode root = YamlNode.root(name, tree, problems);
+        Config config = knownNamesOnly(root, Config.read(root, sources));
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }
         return config;
+    }
+
+    /**
+     * NFD skips a name it does not know in {@code core.featureSources} / {@code labelSources} with a log line
+     * (pkg/nfd-worker/nfd-worker.go, "skipping unknown source specified in core.featureSources"): so does the
+     * loader, with one warning per name at its key path. The config carries every warning of the file.
+     */
+    private Config knownNamesOnly(YamlNode root, Config config) {
+        YamlNode core = root.child("core");
+        List<String> features = known(core.child("featureSources"), config.core().featureSources(), sourceNames, "source");
+        String labelKey = core.child("sources").isMissing() ? "labelSources" : "sources";
+        List<String> labels = known(core.child(labelKey), config.core().labelSources(), labelerNames, "label source");
+        return config.withCore(config.core().withSelections(features, labels), root.warnings());
+    }
+
+    private static List<String> known(YamlNode list, List<String> values, List<String> names, String what) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            String item = values.get(i).trim();
+            String name = item.startsWith("-") ? item.substring(1) : item;
+            if (item.isEmpty() || name.equals("all") || names.contains(name)) {
+                out.add(values.get(i));
+            } else {
+                list.element(i).warn("unknown " + what + " '" + name + "' skipped, as NFD skips it (known: all, "
+                        + String.join(", ", names) + ")");
+            }
+        }
+        return out;
     }
 }

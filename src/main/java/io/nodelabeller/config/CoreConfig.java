@@ -33,6 +33,12 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
                          String customRulesDir, Duration sourceTimeout) {
 
     public static final List<String> OWNER_REFS = List.of("node", "pod", "ds");
+
+    /** These settings with other source and labeler selections. */
+    CoreConfig withSelections(List<String> features, List<String> labels) {
+        return new CoreConfig(sleepInterval, features, labels, labelWhiteList, extraLabelNs, denyLabelNs, noPublish,
+                ownerRefs, noPublishFeatures, customRulesDir, sourceTimeout);
+    }
     public static final String DEFAULT_CUSTOM_RULES_DIR = "/etc/kubernetes/node-feature-discovery/custom.d";
 
     public static final CoreConfig DEFAULT = new CoreConfig(Duration.ofSeconds(60), List.of("all"), List.of("all"),

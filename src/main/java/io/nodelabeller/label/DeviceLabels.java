@@ -2,16 +2,12 @@ package io.nodelabeller.label;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What NFD's pci and usb labelers share: {@code <source>-<fields>.<suffix>=true} for each device instance
@@ -20,33 +16,20 @@ import java.util.Set;
  */
 public final class DeviceLabels {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DeviceLabels.class);
-
     private final String source;
     private final String featureKey;
     private final List<String> whitelist;
     private final List<String> fields;
 
     /**
-     * @param canonical the valid field names in label order; configured fields are put in this order,
-     *                  unknown ones ignored with a warning, and {@code defaults} used when none is valid
+     * @param fields the label fields in label order, as the config resolved them ({@code deviceLabelFields}: known
+     *               names only, the default when none)
      */
-    public DeviceLabels(String source, String featureKey, List<String> whitelist, List<String> configured,
-                 List<String> canonical, List<String> defaults) {
+    public DeviceLabels(String source, String featureKey, List<String> whitelist, List<String> fields) {
         this.source = source;
         this.featureKey = featureKey;
         this.whitelist = whitelist.stream().map(w -> w.toLowerCase(Locale.ROOT)).toList();
-        this.fields = resolveFields(source, configured, canonical, defaults);
-    }
-
-    public static List<String> resolveFields(String source, List<String> configured, List<String> canonical, List<String> defaults) {
-        List<String> valid = canonical.stream().filter(configured::contains).toList();
-        Set<String> invalid = new LinkedHashSet<>(configured);
-        invalid.removeAll(canonical);
-        if (!invalid.isEmpty()) {
-            LOG.warn("sources.{}.deviceLabelFields: ignoring invalid fields {} (valid: {})", source, invalid, canonical);
-        }
-        return valid.isEmpty() ? defaults : valid;
+        this.fields = List.copyOf(fields);
     }
 
     /**

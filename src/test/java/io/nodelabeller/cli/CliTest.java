@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,6 +131,45 @@ class CliTest {
         assertTrue(s.err().contains("unknown source 'nosuch'"), s.err());
         assertEquals(2, run("print", "--format", "xml").code());
         assertEquals(2, run("bogus-command").code());
+    }
+
+    /**
+     * NFD skips an unknown name in core.featureSources / labelSources with a log line (pkg/nfd-worker/nfd-worker.go):
+     * print and run do the same, naming file and key path; check-config lists every one and exits 2. On the command
+     * line (--sources) an unknown name stays a usage error.
+     */
+    @Test
+    void unknownSourceNamesInTheConfigAreSkippedWithAWarningAndFailCheckConfig() throws Exception {
+        Path cfg = tmp.resolve("nfd-worker.conf");
+        Files.writeString(cfg, "core:\n  featureSources: [kernel, rdt, -fake]\n  labelSources: [kernel, fake]\n");
+        Result r = run("print", "--config", cfg.toString(), "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("feature.node.kubernetes.io/kernel-version.full="), r.out());
+        assertTrue(r.err().contains(cfg + ": core.featureSources[1]: unknown source 'rdt' skipped, as NFD skips it"), r.err());
+        assertTrue(r.err().contains(cfg + ": core.featureSources[2]: unknown source 'fake' skipped"), r.err());
+        assertTrue(r.err().contains(cfg + ": core.labelSources[1]: unknown label source 'fake' skipped"), r.err());
+
+        Result check = run("check-config", "--config", cfg.toString());
+        assertEquals(2, check.code());
+        assertEquals(3, check.err().lines().filter(l -> l.startsWith("config error: " + cfg + ": core.")).count(), check.err());
+    }
+
+    /** check-config lists every problem of the config file, its custom.d files and the device plugin config in one run. */
+    @Test
+    void checkConfigListsTheProblemsOfEveryFileTogether() throws Exception {
+        Path rules = Files.createDirectories(tmp.resolve("custom.d"));
+        Files.writeString(rules.resolve("team.yaml"), "- {name: t, labels: {a: b}, matchFeatures: [{feature: pcidevice}]}\n");
+        Path cfg = tmp.resolve("all.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + rules + "\n  noPublish: maybe\n  featureSources: [all, rdt]\n");
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  migStrategy: sometimes\n");
+        Result r = run("check-config", "--config", cfg.toString(), "--device-plugin-config", dp.toString());
+        assertEquals(2, r.code());
+        List<String> lines = r.err().lines().filter(l -> l.startsWith("config error: ")).toList();
+        assertTrue(lines.stream().anyMatch(l -> l.contains(cfg + ": core.noPublish:")), r.err());
+        assertTrue(lines.stream().anyMatch(l -> l.contains(cfg + ": core.featureSources[1]: unknown source 'rdt'")), r.err());
+        assertTrue(lines.stream().anyMatch(l -> l.contains(rules.resolve("team.yaml") + ": [0].matchFeatures[0].feature:")), r.err());
+        assertTrue(lines.stream().anyMatch(l -> l.contains(dp + ": flags.migStrategy:")), r.err());
     }
 
     @Test

@@ -57,26 +57,31 @@ class HardwareCliTest {
 
     /**
      * NFD's sources.pci|usb.deviceLabelFields is lenient (source/pci/pci.go: unknown fields are dropped with a
-     * warning, none valid means the default): a migrated config with a typo still loads and labels, loudly.
+     * warning, none valid means the default): a migrated config with a typo still loads and labels, loudly, with the
+     * key path of each; check-config reports the same lines as problems.
      */
     @Test
-    void unknownDeviceLabelFieldsAreIgnoredWithAWarningAndNoneValidMeansTheDefault(@org.junit.jupiter.api.io.TempDir
+    void unknownDeviceLabelFieldsAreIgnoredWithAWarningAndNoneKnownMeansTheDefault(@org.junit.jupiter.api.io.TempDir
                                                                                      java.nio.file.Path tmp) throws Exception {
         java.nio.file.Path typo = tmp.resolve("typo.yaml");
         java.nio.file.Files.writeString(typo, "sources:\n  pci:\n    deviceLabelFields: [class, model]\n");
         CliTest.Result r = CliTest.run("print", "--config", typo.toString(), "--sources", "pci",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertTrue(lines(r).contains(P + "pci-0302.present=true"), r.out());
-        assertTrue(r.err().contains("sources.pci.deviceLabelFields: ignoring invalid fields [model]"), r.err());
+        assertTrue(r.err().contains(typo + ": sources.pci.deviceLabelFields[1]: unknown field 'model' ignored, as NFD "
+                + "ignores it"), r.err());
 
         java.nio.file.Path none = tmp.resolve("none.yaml");
         java.nio.file.Files.writeString(none, "sources:\n  pci:\n    deviceLabelFields: [model]\n  usb:\n    deviceLabelFields: []\n");
         CliTest.Result d = CliTest.run("print", "--config", none.toString(), "--sources", "pci",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertTrue(lines(d).contains(P + "pci-0302_10de.present=true"), "the default fields class,vendor: " + d.out());
+        assertTrue(d.err().contains(none + ": sources.usb.deviceLabelFields: no known field: the default "
+                + "class,vendor,device applies"), d.err());
 
         CliTest.Result check = CliTest.run("check-config", "--config", typo.toString());
-        assertEquals(0, check.code(), check.err());
-        assertTrue(check.err().contains("ignoring invalid fields [model]"), "check-config shows the warning: " + check.err());
+        assertEquals(2, check.code(), "check-config is strict: what NFD accepts with a warning is a problem there");
+        assertTrue(check.err().contains("config error: " + typo + ": sources.pci.deviceLabelFields[1]: unknown field "
+                + "'model' ignored"), check.err());
     }
 }

@@ -29,4 +29,28 @@ public final class Checks {
         return values;
     }
 
+
+    /**
+     * A list of names taken as NFD takes {@code deviceLabelFields} (source/pci/pci.go, source/usb/usb.go): an
+     * unknown name is ignored with a warning; a list with no known name means {@code dflt}, with a warning. The
+     * result keeps {@code known}'s order, as the labels join the fields in it.
+     */
+    public static List<String> knownOrDefault(YamlNode n, List<String> dflt, List<String> known) {
+        List<String> given = n.strings(dflt);
+        if (given == dflt) {
+            return dflt;
+        }
+        for (int i = 0; i < given.size(); i++) {
+            if (!known.contains(given.get(i))) {
+                n.element(i).warn("unknown field '" + given.get(i) + "' ignored, as NFD ignores it (known: "
+                        + String.join(", ", known) + ")");
+            }
+        }
+        List<String> valid = known.stream().filter(given::contains).toList();
+        if (valid.isEmpty()) {
+            n.warn("no known field: the default " + String.join(",", dflt) + " applies, as in NFD");
+            return dflt;
+        }
+        return valid;
+    }
 }

@@ -25,17 +25,32 @@ public final class YamlNode {
     private final String path;
     private final JsonNode json;
     private final List<String> problems;
+    private final List<String> warnings;
 
-    YamlNode(String file, String path, JsonNode json, List<String> problems) {
+    YamlNode(String file, String path, JsonNode json, List<String> problems, List<String> warnings) {
         this.file = file;
         this.path = path;
         this.json = json == null ? MissingNode.getInstance() : json;
         this.problems = problems;
+        this.warnings = warnings;
     }
 
     /** A root node for {@code json} read from {@code file}, collecting into {@code problems}. */
     public static YamlNode root(String file, JsonNode json, List<String> problems) {
-        return new YamlNode(file, "", json, problems);
+        return new YamlNode(file, "", json, problems, new java.util.ArrayList<>());
+    }
+
+    /**
+     * Records a warning at this node: a value accepted as NFD accepts it, leniently (the agent logs it and goes on;
+     * {@code check-config} reports it as a problem). {@code <file>: <path>: <message>}.
+     */
+    public void warn(String message) {
+        warnings.add(file + ": " + path() + ": " + message);
+    }
+
+    /** The warnings recorded anywhere below the root this node belongs to. */
+    public List<String> warnings() {
+        return List.copyOf(warnings);
     }
 
     public String path() {
@@ -82,11 +97,11 @@ public final class YamlNode {
 
     public YamlNode child(String key) {
         JsonNode value = json.isObject() ? json.get(key) : null;
-        return new YamlNode(file, path.isEmpty() ? key : path + "." + key, value, problems);
+        return new YamlNode(file, path.isEmpty() ? key : path + "." + key, value, problems, warnings);
     }
 
     public YamlNode element(int index) {
-        return new YamlNode(file, path + "[" + index + "]", json.get(index), problems);
+        return new YamlNode(file, path + "[" + index + "]", json.get(index), problems, warnings);
     }
 
     /** The elements of a sequence; a non-sequence is a problem and yields none. */

@@ -19,8 +19,6 @@ public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLa
         return new PciConfig(
                 Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
                         java.util.regex.Pattern.compile("[0-9a-fA-F]{1,4}"), "a PCI class prefix of 1 to 4 hex digits"),
-                // as NFD: unknown fields are ignored with a warning, and none valid means the default (the labeler
-                // decides and warns, see DeviceLabels.resolveFields); only the type is checked here
-                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+                Checks.knownOrDefault(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }
 }

@@ -19,8 +19,7 @@ public final class PciLabeler implements Labeler {
     private final DeviceLabels devices;
 
     public PciLabeler(PciConfig config) {
-        this.devices = new DeviceLabels("pci", "pci.device", config.deviceClassWhitelist(), config.deviceLabelFields(),
-                PciConfig.FIELDS, PciConfig.DEFAULT.deviceLabelFields());
+        this.devices = new DeviceLabels("pci", "pci.device", config.deviceClassWhitelist(), config.deviceLabelFields());
     }
 
     @Override

@@ -19,8 +19,6 @@ public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLa
         return new UsbConfig(
                 Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
                         java.util.regex.Pattern.compile("[0-9a-fA-F]{1,2}"), "a USB class of 1 or 2 hex digits"),
-                // as NFD: unknown fields are ignored with a warning, and none valid means the default (the labeler
-                // decides and warns, see DeviceLabels.resolveFields); only the type is checked here
-                n.child("deviceLabelFields").strings(DEFAULT.deviceLabelFields()));
+                Checks.knownOrDefault(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }
 }

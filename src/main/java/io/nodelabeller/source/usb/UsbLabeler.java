@@ -20,8 +20,7 @@ public final class UsbLabeler implements Labeler {
     private final DeviceLabels devices;
 
     public UsbLabeler(UsbConfig config) {
-        this.devices = new DeviceLabels("usb", "usb.device", config.deviceClassWhitelist(), config.deviceLabelFields(),
-                UsbConfig.FIELDS, UsbConfig.DEFAULT.deviceLabelFields());
+        this.devices = new DeviceLabels("usb", "usb.device", config.deviceClassWhitelist(), config.deviceLabelFields());
     }
 
     @Override

@@ -59,7 +59,7 @@ class PciLabelerTest {
     })
     void nfdGoldenWhitelist0c(String fields, String expected) throws Exception {
         Features f = pci(new HostFs(NfdPciRootfs1.write(tmp)));
-        assertEquals(Set.of(expected), names(new PciLabeler(new PciConfig(List.of("0c"), list(fields))).labels(f)));
+        assertEquals(Set.of(expected), names(new PciLabeler(pciSettings(List.of("0c"), list(fields))).labels(f)));
     }
 
     @ParameterizedTest
@@ -73,7 +73,7 @@ class PciLabelerTest {
     })
     void gpuServerWithConfig(String whitelist, String fields, String expected) throws Exception {
         Features f = pci(Hosts.fs("gpu-server"));
-        assertEquals(new TreeSet<>(list(expected)), names(new PciLabeler(new PciConfig(list(whitelist), list(fields))).labels(f)));
+        assertEquals(new TreeSet<>(list(expected)), names(new PciLabeler(pciSettings(list(whitelist), list(fields))).labels(f)));
     }
 
     @Test
@@ -100,5 +100,23 @@ class PciLabelerTest {
     @Test
     void noPciFeaturesNoLabels() {
         assertEquals(List.of(), new PciLabeler(PciConfig.DEFAULT).labels(Features.empty()));
+    }
+
+    /**
+     * sources.pci as the config loader reads it from a file, so that field names go through NFD's resolution
+     * (unknown ones ignored, none known means the default, NFD's order).
+     */
+    private static PciConfig pciSettings(java.util.List<String> whitelist, java.util.List<String> fields) {
+        String yaml = "sources:\n  pci:\n    deviceClassWhitelist: " + quoted(whitelist) + "\n    deviceLabelFields: "
+                + quoted(fields) + "\n";
+        try {
+            return io.nodelabeller.catalog.Catalog.configLoader().parse("test.yaml", yaml).sources().get(PciConfig.SECTION);
+        } catch (io.nodelabeller.config.yaml.ConfigException e) {
+            throw new AssertionError(e.problems().toString(), e);
+        }
+    }
+
+    private static String quoted(java.util.List<String> values) {
+        return values.stream().map(v -> "\"" + v + "\"").collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 }
