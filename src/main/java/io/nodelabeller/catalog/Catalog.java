@@ -91,7 +91,7 @@ public final class Catalog {
         return ENTRIES.stream().<SourceSection<?>>map(Entry::settings).filter(java.util.Objects::nonNull).toList();
     }
 
-    /** A config loader that knows every source's section. */
+    /** A config loader that knows every source's section and name (lenient as NFD; {@code .strict()} for check-config). */
     public static ConfigLoader configLoader() {
         return new ConfigLoader(sections(), sourceNames(), labelerNames());
     }

@@ -43,11 +43,7 @@ final class CommonOptions {
 
     /** The config, strictly: what NFD would accept with a warning is a problem too (check-config). */
     Config loadConfigStrictly() throws ConfigException {
-        Config loaded = Catalog.configLoader().load(config, devicePluginConfig);
-        if (!loaded.warnings().isEmpty()) {
-            throw new ConfigException(loaded.warnings());
-        }
-        return loaded;
+        return Catalog.configLoader().strict().load(config, devicePluginConfig);
     }
 
     /** The config as the agent takes it: what NFD accepts with a warning is logged, one line each, and accepted. */

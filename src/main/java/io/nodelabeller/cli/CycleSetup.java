@@ -51,6 +51,7 @@ final class CycleSetup implements AutoCloseable {
             throw new CommandFailed(Main.USAGE);
         }
         Metrics metrics = new Metrics();
+        metrics.configWarnings(config.warnings().size());
         Outputs outputs;
         try {
             outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics);

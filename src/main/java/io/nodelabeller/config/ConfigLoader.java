@@ -24,6 +24,7 @@ public final class ConfigLoader {
     private final List<SourceSection<?>> sources;
     private final List<String> sourceNames;
     private final List<String> labelerNames;
+    private final boolean strict;
 
     /**
      * @param sources      the {@code sources:} sections the loader reads
@@ -31,9 +32,23 @@ public final class ConfigLoader {
      * @param labelerNames the names {@code core.labelSources} (and NFD's deprecated {@code core.sources}) may list
      */
     public ConfigLoader(List<SourceSection<?>> sources, List<String> sourceNames, List<String> labelerNames) {
+        this(sources, sourceNames, labelerNames, false);
+    }
+
+    private ConfigLoader(List<SourceSection<?>> sources, List<String> sourceNames, List<String> labelerNames,
+                         boolean strict) {
         this.sources = List.copyOf(sources);
         this.sourceNames = List.copyOf(sourceNames);
         this.labelerNames = List.copyOf(labelerNames);
+        this.strict = strict;
+    }
+
+    /**
+     * This loader, strict (check-config): what the agent accepts as NFD does, with a warning (an unknown source name,
+     * an unknown deviceLabelFields entry, a custom.d file it cannot use), is a problem, listed in full.
+     */
+    public ConfigLoader strict() {
+        return new ConfigLoader(sources, sourceNames, labelerNames, true);
     }
 
     /**
@@ -48,10 +63,21 @@ public final class ConfigLoader {
             config = knownNamesOnly(root, Config.read(root, sources));
         }
         String dir = config.core().customRulesDir();
-        List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems);
+        List<String> skipped = strict ? null : new ArrayList<>();
+        List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems, skipped);
+        if (strict) {
+            problems.addAll(config.warnings());
+        }
         if (!problems.isEmpty()) {
-            problems.addAll(config.warnings()); // a file that is rejected anyway: show everything at once
+            if (!strict) {
+                problems.addAll(config.warnings()); // a file that is rejected anyway: show everything at once
+            }
             throw new ConfigException(problems);
+        }
+        if (skipped != null && !skipped.isEmpty()) {
+            List<String> warnings = new ArrayList<>(config.warnings());
+            warnings.addAll(skipped);
+            config = config.withCore(config.core(), warnings);
         }
         return dirRules.isEmpty() ? config : config.withSources(config.sources().withMoreRules(dirRules));
     }
@@ -121,6 +147,9 @@ public final class ConfigLoader {
         List<String> problems = new ArrayList<>();
         YamlNode root = YamlNode.root(name, tree, problems);
         Config config = knownNamesOnly(root, Config.read(root, sources));
+        if (strict) {
+            problems.addAll(config.warnings());
+        }
         if (!problems.isEmpty()) {
             throw new ConfigException(problems);
         }

@@ -75,6 +75,11 @@ public final class Metrics {
             .help("Labels dropped because they were invalid or not whitelisted, counted every cycle they were produced.")
             .labelNames("source")
             .register(registry);
+    private final Gauge configWarnings = Gauge.builder()
+            .name("node_labeller_config_warnings")
+            .help("What the config accepted as NFD does, with a warning: unknown source names or device label fields,"
+                    + " custom.d rule files skipped. check-config lists them.")
+            .register(registry);
     private final Gauge lastPublish = Gauge.builder()
             .name("node_labeller_last_successful_publish_timestamp_seconds")
             .help("Unix time of the end of the last cycle in which every output was published.")
@@ -157,5 +162,10 @@ public final class Metrics {
 
     void lastSuccessfulPublish(Instant when) {
         lastPublish.set(when.toEpochMilli() / 1000.0);
+    }
+
+    /** The warnings of the config in use (0 when it loaded cleanly). */
+    public void configWarnings(int count) {
+        configWarnings.set(count);
     }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** check-config and print with custom rules and local feature files, through the real command line. */
@@ -64,6 +65,31 @@ class CustomRulesCliTest {
                         + "one of: op, value)",
                 "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.device.value: expected valid regular "
                         + "expressions (Go RE2 syntax) for op InRegexp, '*' is not: error parsing regexp: missing argument to repetition operator: `*`"), lines);
+    }
+
+    /**
+     * A custom.d file with a broken rule (another team's ConfigMap) costs only itself, as in NFD's worker: print
+     * applies the config's rules and the other files, and says in one line which file was left out and why.
+     */
+    @Test
+    void aBrokenCustomDFileIsLeftOutAloneByTheAgent() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Files.writeString(dir.resolve("a-good.yaml"), "- {name: good, labels: {team-a: \"true\"}}\n");
+        Files.writeString(dir.resolve("b-broken.yaml"), "- {name: broken, labels: {team-b: \"true\"}, "
+                + "matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: Like, value: [\"10de\"]}}}]}\n");
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\nsources:\n  custom:\n    - {name: own, labels: {own: \"true\"}}\n");
+        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--sources", "kernel",
+                "--host-root", io.nodelabeller.testing.Hosts.root("cloud-vm").toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("feature.node.kubernetes.io/own=true\n"), r.out());
+        assertTrue(r.out().contains("feature.node.kubernetes.io/team-a=true\n"), r.out());
+        assertFalse(r.out().contains("team-b"), r.out());
+        assertEquals(1, r.err().lines().filter(l -> l.contains(dir.resolve("b-broken.yaml") + ": rule file skipped")
+                && l.contains("[0].matchFeatures[0].matchExpressions.vendor.op")).count(), r.err());
+
+        CliTest.Result check = CliTest.run("check-config", "--config", cfg.toString());
+        assertEquals(2, check.code(), "check-config stays strict");
     }
 
     @Test

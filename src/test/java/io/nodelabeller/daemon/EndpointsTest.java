@@ -64,6 +64,7 @@ class EndpointsTest {
                     new io.nodelabeller.label.LabelSet.Dropped(io.nodelabeller.label.Label.of("x/y", "a b", "local", ""),
                             "bad value"))), 0);
             metrics.discovery(List.of(new SourceStatus("nvidia", List.of("GPU 1: 15 GPU is lost"), null)));
+            metrics.configWarnings(2);
             String body = get(e.port(), "/metrics").body();
             for (String expected : List.of(
                     "node_labeller_cycle_duration_seconds_count 2",
@@ -76,6 +77,7 @@ class EndpointsTest {
                     "node_labeller_nvml_errors_total 3.0",
                     "node_labeller_invalid_labels_dropped_total{source=\"local\"} 1.0",
                     "node_labeller_labels_kept 0",
+                    "node_labeller_config_warnings 2.0",
                     "node_labeller_last_successful_publish_timestamp_seconds "
                             + (double) (clock.instant().minus(window.plusSeconds(1)).getEpochSecond()))) {
                 assertTrue(body.contains(expected), "missing '" + expected + "' in\n" + body);

@@ -22,21 +22,39 @@ public final class RuleFiles {
     private RuleFiles() {
     }
 
-    /** The rules of {@code dir} (none when it does not exist); problems are added to {@code problems}. */
-    public static List<Rule> read(Path dir, List<String> problems) {
+    /**
+     * The rules of {@code dir} (none when it does not exist). Strict ({@code skipped} null): every problem of every
+     * file is added to {@code problems}. Lenient, as NFD's worker (source/custom: a rules file it cannot use is
+     * logged and left out): a file with a problem is left out whole and described by one line in {@code skipped},
+     * and the other files are used.
+     */
+    public static List<Rule> read(Path dir, List<String> problems, List<String> skipped) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
         List<Rule> rules = new ArrayList<>();
+        List<Path> files = new ArrayList<>();
         for (Path entry : visible(dir, problems)) {
             if (Files.isDirectory(entry)) {
                 for (Path inner : visible(entry, problems)) {
                     if (Files.isRegularFile(inner)) {
-                        rules.addAll(readFile(inner, problems));
+                        files.add(inner);
                     }
                 }
             } else if (Files.isRegularFile(entry)) {
-                rules.addAll(readFile(entry, problems));
+                files.add(entry);
+            }
+        }
+        for (Path file : files) {
+            List<String> own = new ArrayList<>();
+            List<Rule> read = readFile(file, own);
+            if (own.isEmpty()) {
+                rules.addAll(read);
+            } else if (skipped == null) {
+                problems.addAll(own);
+            } else {
+                skipped.add(file + ": rule file skipped, as NFD skips a rules file it cannot use: " + own.get(0)
+                        + (own.size() > 1 ? " (and " + (own.size() - 1) + " more problem(s); check-config lists them)" : ""));
             }
         }
         return List.copyOf(rules);

@@ -158,7 +158,7 @@ class RuleReaderTest {
     }
 
     @Test
-    void customDirectoryRulesRunAfterConfigRulesAndAreValidatedTogether() throws Exception {
+    void customDirectoryRulesRunAfterConfigRulesAndABadFileIsSkippedAloneButListedByCheckConfig() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("custom.d"));
         Files.writeString(dir.resolve("b.yaml"), "- {name: from-b, labels: {b: \"1\"}}\n");
         Files.writeString(dir.resolve("a.yaml"), "- {name: from-a, labels: {a: \"1\"}}\n");
@@ -178,8 +178,20 @@ class RuleReaderTest {
                 + "{vendor: {op: Gt, value: [x]}}}]\n- {name: ok}\n- name: worse\n  taints: [{key: k, effect: Sometimes}]\n");
         Files.writeString(dir.resolve("d.yaml"), "name: not-a-list\n");
         Files.writeString(dir.resolve("e.yaml"), "- [unclosed\n");
+        // the agent, as NFD's worker: each file it cannot use is left out whole, in one line; the others are used
+        Config lenient = Catalog.configLoader().load(cfg);
+        assertEquals(List.of("from-config", "from-a", "from-b", "from-team"),
+                lenient.sources().custom().stream().map(Rule::name).toList());
+        assertEquals(3, lenient.warnings().size(), lenient.warnings().toString());
+        assertEquals(dir.resolve("c.yaml") + ": rule file skipped, as NFD skips a rules file it cannot use: "
+                + dir.resolve("c.yaml") + ": [0].matchFeatures[0].matchExpressions.vendor.value: expected exactly one "
+                + "integer value for op Gt, got [x] (and 1 more problem(s); check-config lists them)", lenient.warnings().get(0));
+        assertTrue(lenient.warnings().get(1).startsWith(dir.resolve("d.yaml") + ": rule file skipped"));
+        assertTrue(lenient.warnings().get(2).startsWith(dir.resolve("e.yaml") + ": rule file skipped"));
+
+        // check-config (strict): every problem of every file, with those of the config file
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\n  noPublish: maybe\n");
-        List<String> p = assertThrows(ConfigException.class, () -> Catalog.configLoader().load(cfg)).problems();
+        List<String> p = assertThrows(ConfigException.class, () -> Catalog.configLoader().strict().load(cfg)).problems();
         assertEquals(List.of(
                 cfg + ": core.noPublish: expected true or false, got a string 'maybe'",
                 dir.resolve("c.yaml") + ": [0].matchFeatures[0].matchExpressions.vendor.value: expected exactly one "
