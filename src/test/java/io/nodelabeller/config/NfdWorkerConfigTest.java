@@ -126,7 +126,8 @@ class NfdWorkerConfigTest {
 
     @Test
     void everyBadValueIsListed() {
-        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("w.conf", """
+        // check-config's loader: problems first, then what the agent would accept with a warning
+        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().strict().parse("w.conf", """
                 core:
                   noPublish: "yes"
                   ownerRefs: [pod, daemonset, pod]
@@ -179,12 +180,20 @@ class NfdWorkerConfigTest {
                         + "got '*.x'",
                 "w.conf: core.customRulesDir: expected a string, got a mapping",
                 "w.conf: sources.local.path: unknown key (sources.local has no options)",
-                "w.conf: sources.pci.deviceClassWhitelist[1]: expected a PCI class prefix of 1 to 4 hex digits, got 'zz'",
-                "w.conf: sources.pci.deviceClassWhitelist[2]: expected a PCI class prefix of 1 to 4 hex digits, got '01234'",
-                "w.conf: sources.usb.deviceClassWhitelist[1]: expected a USB class of 1 or 2 hex digits, got '100'",
-                "w.conf: sources.kernel.configOpts[1]: expected a kernel config option name such as NO_HZ, got 'CONFIG X'",
-                "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2'",
-                "w.conf: sources.custom: expected a list, got a mapping"), e.problems());
+                "w.conf: sources.custom: expected a list, got a mapping",
+                "w.conf: sources.pci.deviceClassWhitelist[1]: expected a PCI class prefix of 1 to 4 hex digits, got 'zz': "
+                        + "kept as NFD keeps it, it can never match",
+                "w.conf: sources.pci.deviceClassWhitelist[2]: expected a PCI class prefix of 1 to 4 hex digits, got "
+                        + "'01234': kept as NFD keeps it, it can never match",
+                "w.conf: sources.pci.deviceLabelFields[1]: unknown field 'model' ignored, as NFD ignores it (known: class, "
+                        + "vendor, device, subsystem_vendor, subsystem_device)",
+                "w.conf: sources.usb.deviceClassWhitelist[1]: expected a USB class of 1 or 2 hex digits, got '100': kept as "
+                        + "NFD keeps it, it can never match",
+                "w.conf: sources.usb.deviceLabelFields: no known field: the default class,vendor,device applies, as in NFD",
+                "w.conf: sources.kernel.configOpts[1]: expected a kernel config option name such as NO_HZ, got 'CONFIG X': "
+                        + "kept as NFD keeps it, it can never match",
+                "w.conf: sources.cpu.cpuid.attributeWhitelist[0]: expected a CPUID flag name, got 'AVX 2': kept as NFD "
+                        + "keeps it, it can never match"), e.problems());
     }
 
     @Test

@@ -29,6 +29,23 @@ public final class Checks {
         return values;
     }
 
+    /**
+     * A list of strings NFD takes as they are, where a value of the wrong shape can only never match (a class
+     * prefix that is not hex, an option name with a space): kept, with a warning at its key path, so that a
+     * migrated config runs as it did under NFD ({@code check-config} lists it).
+     */
+    public static List<String> matchingOrWarn(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
+        List<String> values = n.strings(dflt);
+        if (values != dflt) {
+            for (int i = 0; i < values.size(); i++) {
+                if (!pattern.matcher(values.get(i)).matches()) {
+                    n.element(i).warn("expected " + expected + ", got '" + values.get(i) + "': kept as NFD keeps it,"
+                            + " it can never match");
+                }
+            }
+        }
+        return values;
+    }
 
     /**
      * A list of names taken as NFD takes {@code deviceLabelFields} (source/pci/pci.go, source/usb/usb.go): an

@@ -21,7 +21,7 @@ public record CpuConfig(List<String> attributeBlacklist, List<String> attributeW
         cpuid.object("attributeBlacklist", "attributeWhitelist");
         java.util.regex.Pattern name = java.util.regex.Pattern.compile("[A-Za-z0-9_.]+");
         return new CpuConfig(
-                Checks.matching(cpuid.child("attributeBlacklist"), DEFAULT.attributeBlacklist(), name, "a CPUID flag name"),
-                Checks.matching(cpuid.child("attributeWhitelist"), DEFAULT.attributeWhitelist(), name, "a CPUID flag name"));
+                Checks.matchingOrWarn(cpuid.child("attributeBlacklist"), DEFAULT.attributeBlacklist(), name, "a CPUID flag name"),
+                Checks.matchingOrWarn(cpuid.child("attributeWhitelist"), DEFAULT.attributeWhitelist(), name, "a CPUID flag name"));
     }
 }

@@ -16,7 +16,7 @@ public record KernelConfig(String kconfigFile, List<String> configOpts) {
     static KernelConfig read(YamlNode n) {
         n.object("kconfigFile", "configOpts");
         return new KernelConfig(n.child("kconfigFile").string(DEFAULT.kconfigFile()),
-                Checks.matching(n.child("configOpts"), DEFAULT.configOpts(),
+                Checks.matchingOrWarn(n.child("configOpts"), DEFAULT.configOpts(),
                         java.util.regex.Pattern.compile("[A-Za-z0-9_]+"), "a kernel config option name such as NO_HZ"));
     }
 }

@@ -17,7 +17,7 @@ public record PciConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     static PciConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new PciConfig(
-                Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
+                Checks.matchingOrWarn(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
                         java.util.regex.Pattern.compile("[0-9a-fA-F]{1,4}"), "a PCI class prefix of 1 to 4 hex digits"),
                 Checks.knownOrDefault(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }

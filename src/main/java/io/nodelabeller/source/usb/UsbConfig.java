@@ -17,7 +17,7 @@ public record UsbConfig(List<String> deviceClassWhitelist, List<String> deviceLa
     static UsbConfig read(YamlNode n) {
         n.object("deviceClassWhitelist", "deviceLabelFields");
         return new UsbConfig(
-                Checks.matching(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
+                Checks.matchingOrWarn(n.child("deviceClassWhitelist"), DEFAULT.deviceClassWhitelist(),
                         java.util.regex.Pattern.compile("[0-9a-fA-F]{1,2}"), "a USB class of 1 or 2 hex digits"),
                 Checks.knownOrDefault(n.child("deviceLabelFields"), DEFAULT.deviceLabelFields(), FIELDS));
     }
