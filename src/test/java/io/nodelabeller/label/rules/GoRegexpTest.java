@@ -74,4 +74,48 @@ class GoRegexpTest {
         Config c = Catalog.configLoader().parse("c.yaml", "core:\n  labelWhiteList: '" + pattern + "'\n");
         assertEquals(kept, c.core().labelWhiteList().matcher(name).find());
     }
+
+    /**
+     * NFD's own InRegexp vectors, from pkg/apis/nfd/nodefeaturerule/expression_test.go (TestMatch, TestMatchValues):
+     * an unanchored search, any value may match, a missing element never does.
+     */
+    @ParameterizedTest(name = "NFD: InRegexp {0} on ''{1}'' = {2}")
+    @CsvSource(delimiter = ';', value = {
+            "val-[0-9]$;val-1;true",
+            "val-[0-9]$;val-12;false",
+            "val-[0-9]$,al-[1-9];val-12;true",
+            "1,[0-8];9;false",
+            "1,[0-8];2;true",
+    })
+    void nfdMatchVectors(String patterns, String value, boolean expected) throws Exception {
+        assertEquals(expected, Expressions.matches(new MatchExpression(Op.InRegexp, List.of(patterns.split(","))), value));
+        assertEquals(false, Expressions.matches(new MatchExpression(Op.InRegexp, List.of(patterns.split(","))), null),
+                "a missing element never matches");
+    }
+
+    /** NFD's validation vectors (TestCreateMatchExpression): at least one value, each a valid RE2 pattern. */
+    @ParameterizedTest(name = "NFD: InRegexp {0} is valid: {1}")
+    @CsvSource(delimiter = ';', value = {
+            "[];false",
+            "['1'];true",
+            "['()', '2', '3'];true",
+            "['('];false",
+    })
+    void nfdValidationVectors(String values, boolean valid) {
+        String yaml = """
+                sources:
+                  custom:
+                    - name: r
+                      labels: {x: "1"}
+                      matchFeatures: [{feature: pci.device, matchExpressions: {class: {op: InRegexp, value: %s}}}]
+                """.formatted(values);
+        boolean accepted;
+        try {
+            Catalog.configLoader().parse("c.yaml", yaml);
+            accepted = true;
+        } catch (ConfigException e) {
+            accepted = false;
+        }
+        assertEquals(valid, accepted, values);
+    }
 }
