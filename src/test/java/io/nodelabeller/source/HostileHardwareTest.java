@@ -20,6 +20,7 @@ import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.source.storage.StorageSource;
 import io.nodelabeller.source.usb.UsbSource;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestConfigs;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -70,27 +71,9 @@ class HostileHardwareTest {
 
     @Test
     void aSerialWithSpacesIsDroppedWhenItIsALabelField() {
-        LabelSet set = label(discover(), usbSettings(List.of("ff"), List.of("vendor", "serial")));
+        LabelSet set = label(discover(), TestConfigs.usb(List.of("ff"), List.of("vendor", "serial")));
         assertTrue(set.dropped().stream().anyMatch(d -> d.label().name().equals("usb-0403_A B C 12 34.present")), set.dropped().toString());
         assertTrue(set.asMap().containsKey(P + "usb-18d1_.present"), set.asMap().toString());
         set.labels().values().forEach(l -> assertNull(LabelValidity.defaults().problem(l.key(), l.value()), l.toString()));
-    }
-
-    /**
-     * sources.usb as the config loader reads it from a file, so that field names go through NFD's resolution
-     * (unknown ones ignored, none known means the default, NFD's order).
-     */
-    private static UsbConfig usbSettings(java.util.List<String> whitelist, java.util.List<String> fields) {
-        String yaml = "sources:\n  usb:\n    deviceClassWhitelist: " + quoted(whitelist) + "\n    deviceLabelFields: "
-                + quoted(fields) + "\n";
-        try {
-            return io.nodelabeller.catalog.Catalog.configLoader().parse("test.yaml", yaml).sources().get(UsbConfig.SECTION);
-        } catch (io.nodelabeller.config.yaml.ConfigException e) {
-            throw new AssertionError(e.problems().toString(), e);
-        }
-    }
-
-    private static String quoted(java.util.List<String> values) {
-        return values.stream().map(v -> "\"" + v + "\"").collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 }

@@ -6,6 +6,7 @@ import io.nodelabeller.label.Label;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestConfigs;
 import io.nodelabeller.testing.NfdPciRootfs1;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,7 +60,7 @@ class PciLabelerTest {
     })
     void nfdGoldenWhitelist0c(String fields, String expected) throws Exception {
         Features f = pci(new HostFs(NfdPciRootfs1.write(tmp)));
-        assertEquals(Set.of(expected), names(new PciLabeler(pciSettings(List.of("0c"), list(fields))).labels(f)));
+        assertEquals(Set.of(expected), names(new PciLabeler(TestConfigs.pci(List.of("0c"), list(fields))).labels(f)));
     }
 
     @ParameterizedTest
@@ -73,7 +74,7 @@ class PciLabelerTest {
     })
     void gpuServerWithConfig(String whitelist, String fields, String expected) throws Exception {
         Features f = pci(Hosts.fs("gpu-server"));
-        assertEquals(new TreeSet<>(list(expected)), names(new PciLabeler(pciSettings(list(whitelist), list(fields))).labels(f)));
+        assertEquals(new TreeSet<>(list(expected)), names(new PciLabeler(TestConfigs.pci(list(whitelist), list(fields))).labels(f)));
     }
 
     @Test
@@ -100,23 +101,5 @@ class PciLabelerTest {
     @Test
     void noPciFeaturesNoLabels() {
         assertEquals(List.of(), new PciLabeler(PciConfig.DEFAULT).labels(Features.empty()));
-    }
-
-    /**
-     * sources.pci as the config loader reads it from a file, so that field names go through NFD's resolution
-     * (unknown ones ignored, none known means the default, NFD's order).
-     */
-    private static PciConfig pciSettings(java.util.List<String> whitelist, java.util.List<String> fields) {
-        String yaml = "sources:\n  pci:\n    deviceClassWhitelist: " + quoted(whitelist) + "\n    deviceLabelFields: "
-                + quoted(fields) + "\n";
-        try {
-            return io.nodelabeller.catalog.Catalog.configLoader().parse("test.yaml", yaml).sources().get(PciConfig.SECTION);
-        } catch (io.nodelabeller.config.yaml.ConfigException e) {
-            throw new AssertionError(e.problems().toString(), e);
-        }
-    }
-
-    private static String quoted(java.util.List<String> values) {
-        return values.stream().map(v -> "\"" + v + "\"").collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 }

@@ -5,6 +5,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.source.usb.UsbSource;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestConfigs;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -32,40 +33,22 @@ class UsbLabelerTest {
     @Test
     void interfaceClassIsUsedForClass00Devices() {
         assertEquals(List.of("feature.node.kubernetes.io/usb-03_046b_ff10.present"),
-                keys(usbSettings(List.of("03"), UsbConfig.DEFAULT.deviceLabelFields()), gpuServer()));
+                keys(TestConfigs.usb(List.of("03"), UsbConfig.DEFAULT.deviceLabelFields()), gpuServer()));
     }
 
     @Test
     void fieldsInCanonicalOrderInvalidOnesIgnored() {
         assertEquals(List.of("feature.node.kubernetes.io/usb-ef_1234567890.present"),
-                keys(usbSettings(List.of("EF"), List.of("serial", "bogus", "class")), gpuServer()));
+                keys(TestConfigs.usb(List.of("EF"), List.of("serial", "bogus", "class")), gpuServer()));
         assertEquals(List.of("feature.node.kubernetes.io/usb-ef_046b_ffb0.present"),
-                keys(usbSettings(List.of("ef"), List.of("bogus")), gpuServer()));
+                keys(TestConfigs.usb(List.of("ef"), List.of("bogus")), gpuServer()));
     }
 
     @Test
     void missingFieldIsEmptyAsNfd() {
         Features f = Features.builder("usb").instance("device", Map.of("class", "ff", "vendor", "1a6e", "device", "089a")).build();
-        List<Label> labels = new UsbLabeler(usbSettings(List.of("ff"), List.of("vendor", "serial"))).labels(f);
+        List<Label> labels = new UsbLabeler(TestConfigs.usb(List.of("ff"), List.of("vendor", "serial"))).labels(f);
         assertEquals(List.of("feature.node.kubernetes.io/usb-1a6e_.present"), labels.stream().map(Label::key).toList());
         assertTrue(labels.get(0).evidence().contains("vendor='1a6e' serial=''"), labels.get(0).evidence());
-    }
-
-    /**
-     * sources.usb as the config loader reads it from a file, so that field names go through NFD's resolution
-     * (unknown ones ignored, none known means the default, NFD's order).
-     */
-    private static UsbConfig usbSettings(java.util.List<String> whitelist, java.util.List<String> fields) {
-        String yaml = "sources:\n  usb:\n    deviceClassWhitelist: " + quoted(whitelist) + "\n    deviceLabelFields: "
-                + quoted(fields) + "\n";
-        try {
-            return io.nodelabeller.catalog.Catalog.configLoader().parse("test.yaml", yaml).sources().get(UsbConfig.SECTION);
-        } catch (io.nodelabeller.config.yaml.ConfigException e) {
-            throw new AssertionError(e.problems().toString(), e);
-        }
-    }
-
-    private static String quoted(java.util.List<String> values) {
-        return values.stream().map(v -> "\"" + v + "\"").collect(java.util.stream.Collectors.joining(", ", "[", "]"));
     }
 }
