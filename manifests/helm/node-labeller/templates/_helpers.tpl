@@ -33,3 +33,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- toYaml $config -}}
 {{- end -}}
+
+{{/* The label domains the admission policy allows: admissionPolicy.labelDomains and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway), as a JSON list. */}}
+{{- define "node-labeller.labelDomains" -}}
+{{- $domains := list -}}
+{{- range .Values.admissionPolicy.labelDomains }}{{ $domains = append $domains . }}{{ end -}}
+{{- $core := (default (dict) (default (dict) .Values.config).core) -}}
+{{- range (default (list) $core.extraLabelNs) }}{{ $domains = append $domains (trimPrefix "*." .) }}{{ end -}}
+{{- $domains | uniq | toJson -}}
+{{- end -}}

@@ -50,12 +50,71 @@ class HelmChartTest {
         assertFalse(r.isFailed(), String.join("\n", r.getMessages()));
     }
 
+    /** Only the admission policy needs 1.30: older clusters install with it off, and get a message saying so. */
     @Test
-    void chartRefusesClustersOlderThan130() {
-        // ValidatingAdmissionPolicy v1 and token-bound node names (docs/security.md).
+    void olderClustersNeedTheAdmissionPolicyOff() {
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
                 () -> new Helm(Manifests.CHART).template().withKubeVersion("1.29.9").call());
-        assertTrue(e.getMessage().contains("kubeVersion"), e.getMessage());
+        assertTrue(e.getMessage().contains("admissionPolicy.enabled needs Kubernetes 1.30 or later")
+                && e.getMessage().contains("set admissionPolicy.enabled=false"), e.getMessage());
+        List<HasMetadata> old = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.29.9").set("admissionPolicy.enabled", false).call());
+        assertEquals(1, ofKind(old, DaemonSet.class).size());
+        assertTrue(ofKind(old, ValidatingAdmissionPolicy.class).isEmpty());
+    }
+
+    /** core.extraLabelNs of the config reaches the policy's allowed domains: no patch 403s until both are edited. */
+    @Test
+    void extraLabelNamespacesOfTheConfigAreAllowedByThePolicy(@TempDir Path tmp) throws Exception {
+        Path values = tmp.resolve("values.yaml");
+        Files.writeString(values, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com]}}\n");
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        String domains = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
+                .filter(v -> v.getName().equals("domains")).findFirst().orElseThrow().getExpression();
+        assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com', 'corp.example']", domains);
+    }
+
+    /** With nfdCompat.namespace the NodeFeatures are written there, while the pod to read for its DaemonSet is ours. */
+    @Test
+    void nfdCompatNamespaceGrantsPodReadsWhereThePodRuns() {
+        List<HasMetadata> helm = template("node-labeller", Map.of("nfdCompat.enabled", true, "nfdCompat.namespace", "nfd"));
+        var roles = ofKind(helm, io.fabric8.kubernetes.api.model.rbac.Role.class);
+        var nodeFeatures = roles.stream().filter(r -> r.getRules().stream().anyMatch(x -> x.getResources().contains("nodefeatures"))).toList();
+        var pods = roles.stream().filter(r -> r.getRules().stream().anyMatch(x -> x.getResources().contains("pods"))).toList();
+        assertEquals(List.of("nfd"), nodeFeatures.stream().map(r -> r.getMetadata().getNamespace()).toList());
+        assertEquals(List.of("node-labeller"), pods.stream().map(r -> r.getMetadata().getNamespace()).toList());
+        for (var binding : ofKind(helm, io.fabric8.kubernetes.api.model.rbac.RoleBinding.class)) {
+            assertTrue(roles.stream().anyMatch(r -> r.getMetadata().getName().equals(binding.getRoleRef().getName())
+                    && r.getMetadata().getNamespace().equals(binding.getMetadata().getNamespace())), binding.getMetadata().getName());
+        }
+    }
+
+    /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
+    @Test
+    void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
+        Path values = tmp.resolve("values.yaml");
+        Files.writeString(values, """
+                gpu: {enabled: true}
+                affinity:
+                  nodeAffinity:
+                    requiredDuringSchedulingIgnoredDuringExecution:
+                      nodeSelectorTerms:
+                        - matchExpressions: [{key: pool, operator: In, values: [training]}]
+                  podAntiAffinity: {}
+                """);
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
+            var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
+                    .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
+            assertEquals(1, terms.size());
+            assertEquals(List.of("pool", "nvidia.com/gpu.present"),
+                    terms.get(0).getMatchExpressions().stream().map(x -> x.getKey()).toList(), ds.getMetadata().getName());
+            assertEquals(ds.getMetadata().getName().endsWith("-gpu") ? "In" : "NotIn",
+                    terms.get(0).getMatchExpressions().get(1).getOperator());
+            assertEquals("linux", ds.getSpec().getTemplate().getSpec().getNodeSelector().get("kubernetes.io/os"));
+        }
     }
 
     @Test
