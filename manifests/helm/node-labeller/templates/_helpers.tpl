@@ -1,11 +1,35 @@
-{{- define "node-labeller.name" -}}node-labeller{{- end -}}
+{{- define "node-labeller.name" -}}
+{{- default "node-labeller" .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 
 {{- define "node-labeller.fullname" -}}
-{{- if contains "node-labeller" .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := include "node-labeller.name" . -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-node-labeller" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The namespace of the namespaced objects: namespaceOverride, else the release's. */}}
+{{- define "node-labeller.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride -}}
+{{- end -}}
+
+{{/*
+The agent's service account. The admission policy restricts every service account whose name contains it, so it
+must be specific: "default" is refused while the policy is on.
+*/}}
+{{- define "node-labeller.serviceAccountName" -}}
+{{- $name := .Values.serviceAccount.create | ternary (default (include "node-labeller.fullname" .) .Values.serviceAccount.name) (default "default" .Values.serviceAccount.name) -}}
+{{- if and .Values.admissionPolicy.enabled (eq $name "default") -}}
+{{- fail "serviceAccount: the admission policy matches service accounts by name, so the agent needs its own (serviceAccount.create=true, or serviceAccount.name of an existing, specific one)" -}}
+{{- end -}}
+{{- $name -}}
 {{- end -}}
 
 {{- define "node-labeller.labels" -}}

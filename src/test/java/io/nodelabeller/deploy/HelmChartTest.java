@@ -90,6 +90,46 @@ class HelmChartTest {
         }
     }
 
+    /** The conventions of the NFD and device-plugin charts: names, namespace, service account, pod extras. */
+    @Test
+    void chartConventionsReachTheObjects(@TempDir Path tmp) throws Exception {
+        Path values = tmp.resolve("values.yaml");
+        Files.writeString(values, """
+                fullnameOverride: labeller
+                namespaceOverride: infra
+                serviceAccount: {name: gpu-node-labeller, annotations: {example.com/owner: platform}}
+                podLabels: {team: platform}
+                podAnnotations: {example.com/scrape: "true"}
+                extraEnv: [{name: NODE_LABELLER_LOG_LEVEL, value: DEBUG}]
+                extraArgs: [--no-timestamp]
+                updateStrategy: {type: OnDelete}
+                """);
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("rel")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        DaemonSet ds = one(helm, DaemonSet.class, "labeller");
+        assertEquals("infra", ds.getMetadata().getNamespace());
+        var pod = ds.getSpec().getTemplate();
+        assertEquals("gpu-node-labeller", pod.getSpec().getServiceAccountName());
+        assertEquals("platform", pod.getMetadata().getLabels().get("team"));
+        assertEquals("true", pod.getMetadata().getAnnotations().get("example.com/scrape"));
+        var container = pod.getSpec().getContainers().get(0);
+        assertTrue(container.getArgs().contains("--no-timestamp"), container.getArgs().toString());
+        assertTrue(container.getEnv().stream().anyMatch(e -> e.getName().equals("NODE_LABELLER_LOG_LEVEL")));
+        assertEquals("OnDelete", ds.getSpec().getUpdateStrategy().getType());
+        var sa = one(helm, io.fabric8.kubernetes.api.model.ServiceAccount.class, "gpu-node-labeller");
+        assertEquals("infra", sa.getMetadata().getNamespace());
+        assertEquals("platform", sa.getMetadata().getAnnotations().get("example.com/owner"));
+        var binding = ofKind(helm, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0);
+        assertEquals("gpu-node-labeller", binding.getSubjects().get(0).getName());
+        assertEquals("infra", binding.getSubjects().get(0).getNamespace());
+        String match = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getMatchConditions().get(0).getExpression();
+        assertTrue(match.contains(".contains('gpu-node-labeller')"), "the policy restricts the account the agent uses: " + match);
+
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> template(
+                Map.of("serviceAccount.create", false)));
+        assertTrue(e.getMessage().contains("the agent needs its own"), e.getMessage());
+    }
+
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
