@@ -130,6 +130,16 @@ class HelmChartTest {
         assertTrue(e.getMessage().contains("the agent needs its own"), e.getMessage());
     }
 
+    /** values.schema.json: a misspelt value fails the install instead of being ignored. */
+    @Test
+    void aTypoInTheValuesIsRefused() {
+        for (Map<String, Object> typo : List.<Map<String, Object>>of(Map.of("gpu.enable", true), Map.of("imagee.tag", "1"),
+                Map.of("admissionPolicy.labelDomain[0]", "example.com"), Map.of("image.pullPolicy", "Sometimes"))) {
+            var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> template(typo));
+            assertTrue(e.getMessage().contains("values don't meet the specifications of the schema"), typo + ": " + e.getMessage());
+        }
+    }
+
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
