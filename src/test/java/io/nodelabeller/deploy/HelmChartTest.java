@@ -103,6 +103,7 @@ class HelmChartTest {
                 extraEnv: [{name: NODE_LABELLER_LOG_LEVEL, value: DEBUG}]
                 extraArgs: [--no-timestamp]
                 updateStrategy: {type: OnDelete}
+                securityContext: {runAsNonRoot: true, runAsUser: 1000, readOnlyRootFilesystem: true}
                 """);
         List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("rel")
                 .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
@@ -116,6 +117,7 @@ class HelmChartTest {
         assertTrue(container.getArgs().contains("--no-timestamp"), container.getArgs().toString());
         assertTrue(container.getEnv().stream().anyMatch(e -> e.getName().equals("NODE_LABELLER_LOG_LEVEL")));
         assertEquals("OnDelete", ds.getSpec().getUpdateStrategy().getType());
+        assertEquals(1000L, container.getSecurityContext().getRunAsUser());
         var sa = one(helm, io.fabric8.kubernetes.api.model.ServiceAccount.class, "gpu-node-labeller");
         assertEquals("infra", sa.getMetadata().getNamespace());
         assertEquals("platform", sa.getMetadata().getAnnotations().get("example.com/owner"));
