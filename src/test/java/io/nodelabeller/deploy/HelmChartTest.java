@@ -132,6 +132,21 @@ class HelmChartTest {
         assertTrue(e.getMessage().contains("the agent needs its own"), e.getMessage());
     }
 
+    /** metrics.podMonitor.enabled: a PodMonitor scraping the agents' /metrics port, off by default. */
+    @Test
+    void anOptionalPodMonitorScrapesTheAgents() {
+        assertTrue(template(Map.of()).stream().noneMatch(o -> o.getKind().equals("PodMonitor")));
+        HasMetadata monitor = template(Map.of("metrics.podMonitor.enabled", true, "metrics.podMonitor.labels.release", "prom"))
+                .stream().filter(o -> o.getKind().equals("PodMonitor")).findFirst().orElseThrow();
+        JsonNode spec = yaml(Manifests.K8S.asYaml(monitor)).path("spec");
+        assertEquals("http", spec.path("podMetricsEndpoints").path(0).path("port").asText());
+        assertEquals("/metrics", spec.path("podMetricsEndpoints").path(0).path("path").asText());
+        assertEquals("node-labeller", spec.path("selector").path("matchLabels").path("app.kubernetes.io/name").asText());
+        assertEquals("prom", monitor.getMetadata().getLabels().get("release"));
+        assertEquals("http", one(template(Map.of()), DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec()
+                .getContainers().get(0).getPorts().get(0).getName(), "the port the PodMonitor names");
+    }
+
     /** values.schema.json: a misspelt value fails the install instead of being ignored. */
     @Test
     void aTypoInTheValuesIsRefused() {
