@@ -14,7 +14,9 @@ COPY .mvn .mvn
 COPY mvnw pom.xml ./
 COPY src src
 # Tests need gcc and run in CI (./mvnw verify, which also builds this runtime in RuntimeImageIT).
-RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -DskipTests
+# The source revision for node_labeller_build_info: docker build --build-arg REVISION=$(git rev-parse HEAD) .
+ARG REVISION=unknown
+RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -DskipTests -Dbuild.revision=${REVISION}
 COPY bin bin
 # jdeps -> jlink -> training run of `print` -> AppCDS archive, all under /opt/node-labeller (see the script).
 RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller

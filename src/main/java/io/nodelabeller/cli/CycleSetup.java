@@ -52,6 +52,11 @@ final class CycleSetup implements AutoCloseable {
         }
         Metrics metrics = new Metrics();
         metrics.configWarnings(config.warnings().size());
+        Package pkg = Main.class.getPackage();
+        metrics.buildInfo(pkg.getImplementationVersion() == null ? "dev" : pkg.getImplementationVersion(),
+                Main.revision(), Runtime.version().toString());
+        metrics.knownSources(Catalog.selectSources(common.sources != null ? common.sources : config.core().featureSources()),
+                Catalog.selectLabelers(config.core().labelSources()));
         Outputs outputs;
         try {
             outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics);

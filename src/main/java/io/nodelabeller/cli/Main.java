@@ -75,6 +75,19 @@ public final class Main implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
     }
 
+    /**
+     * The source revision the jar was built from: the manifest's {@code Build-Revision} ({@code -Dbuild.revision=...}
+     * at build time, the Dockerfile's {@code REVISION} argument), else "unknown".
+     */
+    static String revision() {
+        try (var in = Main.class.getResourceAsStream("/META-INF/MANIFEST.MF")) {
+            String r = in == null ? null : new java.util.jar.Manifest(in).getMainAttributes().getValue("Build-Revision");
+            return r == null || r.isBlank() ? "unknown" : r;
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {

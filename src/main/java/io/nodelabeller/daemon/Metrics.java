@@ -75,6 +75,11 @@ public final class Metrics {
             .help("Labels dropped because they were invalid or not whitelisted, counted every cycle they were produced.")
             .labelNames("source")
             .register(registry);
+    private final Gauge buildInfo = Gauge.builder()
+            .name("node_labeller_build_info")
+            .help("Always 1: the version, source revision and Java runtime of this agent.")
+            .labelNames("version", "revision", "jvm")
+            .register(registry);
     private final Gauge configWarnings = Gauge.builder()
             .name("node_labeller_config_warnings")
             .help("What the config accepted as NFD does, with a warning: unknown source names or device label fields,"
@@ -167,5 +172,24 @@ public final class Metrics {
     /** The warnings of the config in use (0 when it loaded cleanly). */
     public void configWarnings(int count) {
         configWarnings.set(count);
+    }
+
+    /** {@code node_labeller_build_info{version,revision,jvm} 1}. */
+    public void buildInfo(String version, String revision, String jvm) {
+        buildInfo.labelValues(version, revision, jvm).set(1);
+    }
+
+    /**
+     * Creates the per-source error and warning series and the per-labeler dropped-label series at zero, so that an
+     * alert on their increase works from the first scrape, before the first failure.
+     */
+    public void knownSources(Collection<String> sources, Collection<String> labelers) {
+        for (String s : sources) {
+            sourceErrors.labelValues(s);
+            sourceWarnings.labelValues(s);
+        }
+        for (String l : labelers) {
+            dropped.labelValues(l);
+        }
     }
 }

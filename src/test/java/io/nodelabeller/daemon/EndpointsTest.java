@@ -104,4 +104,43 @@ class EndpointsTest {
             assertTrue(!body.contains("node_labeller_labels{source=\"pci\"}"), "pci has no labels any more:\n" + body);
         }
     }
+
+    /** build_info, and the error series at zero before any failure, so that alerts on their increase work at once. */
+    @Test
+    void buildInfoAndZeroSeriesBeforeTheFirstCycle() throws Exception {
+        Metrics metrics = new Metrics();
+        metrics.buildInfo("1.2.3", "0a1b2c3", "17.0.13+11");
+        metrics.knownSources(List.of("pci", "nvidia"), List.of("pci", "custom"));
+        try (Endpoints e = Endpoints.start(loopback(), metrics.registry(), () -> true)) {
+            String body = get(e.port(), "/metrics").body();
+            for (String expected : List.of(
+                    "node_labeller_build_info{jvm=\"17.0.13+11\",revision=\"0a1b2c3\",version=\"1.2.3\"} 1.0",
+                    "node_labeller_source_errors_total{source=\"nvidia\"} 0.0",
+                    "node_labeller_source_warnings_total{source=\"pci\"} 0.0",
+                    "node_labeller_invalid_labels_dropped_total{source=\"custom\"} 0.0",
+                    "node_labeller_nvml_errors_total 0.0")) {
+                assertTrue(body.contains(expected), expected + " in\n" + body);
+            }
+        }
+    }
+
+    /** The example PrometheusRule's alerts name only metrics the agent exports (a misspelt one would never fire). */
+    @Test
+    void theExampleAlertsUseMetricsTheAgentExports() throws Exception {
+        Metrics metrics = new Metrics();
+        metrics.buildInfo("v", "r", "j");
+        java.util.Set<String> exported = new java.util.TreeSet<>();
+        metrics.registry().scrape().forEach(s -> exported.add(s.getMetadata().getPrometheusName()));
+        exported.add("node_labeller_nvml_up"); // registered at the first discovery in which the nvidia source ran
+        String rule = java.nio.file.Files.readString(java.nio.file.Path.of("manifests/examples/prometheus-rule.yaml"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("node_labeller_[a-z_]+").matcher(
+                rule.lines().filter(l -> l.trim().startsWith("expr:")).collect(java.util.stream.Collectors.joining("\n")));
+        int found = 0;
+        while (m.find()) {
+            found++;
+            String name = m.group().replaceAll("_total$", "");
+            assertTrue(exported.contains(name), m.group() + " is not exported; exported: " + exported);
+        }
+        assertTrue(found >= 5, "the example has its alerts");
+    }
 }
