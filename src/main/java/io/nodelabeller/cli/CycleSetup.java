@@ -52,10 +52,8 @@ final class CycleSetup implements AutoCloseable {
         }
         Metrics metrics = new Metrics();
         metrics.configWarnings(config.warnings().size());
-        Package pkg = Main.class.getPackage();
-        metrics.buildInfo(pkg.getImplementationVersion() == null ? "dev" : pkg.getImplementationVersion(),
-                Main.revision(), Runtime.version().toString());
-        metrics.knownSources(Catalog.selectSources(common.sources != null ? common.sources : config.core().featureSources()),
+        metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
+        metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
                 Catalog.selectLabelers(config.core().labelSources()));
         Outputs outputs;
         try {

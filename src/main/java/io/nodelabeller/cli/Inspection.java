@@ -38,7 +38,12 @@ record Inspection(Snapshot snapshot, LabelSet labels) {
 
     /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */
     static Discovery discovery(Config config, Options options) {
-        return new Discovery(new HostFs(options.hostRoot()), Catalog.sources(config, options,
-                options.sources() != null ? options.sources() : config.core().featureSources()), config.core().sourceTimeout());
+        return new Discovery(new HostFs(options.hostRoot()), Catalog.sources(config, options, sourceSelection(config, options)),
+                config.core().sourceTimeout());
+    }
+
+    /** Which sources run: {@code --sources} when given, else {@code core.featureSources}. */
+    static java.util.List<String> sourceSelection(Config config, Options options) {
+        return options.sources() != null ? options.sources() : config.core().featureSources();
     }
 }

@@ -75,6 +75,12 @@ public final class Main implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
     }
 
+    /** This build's version (the jar manifest's Implementation-Version), "dev" outside a built jar. */
+    static String version() {
+        String v = Main.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+
     /**
      * The source revision the jar was built from: the manifest's {@code Build-Revision} ({@code -Dbuild.revision=...}
      * at build time, the Dockerfile's {@code REVISION} argument), else "unknown".
@@ -91,8 +97,7 @@ public final class Main implements Runnable {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"node-labeller " + (v == null ? "dev" : v)};
+            return new String[] {"node-labeller " + version()};
         }
     }
 }

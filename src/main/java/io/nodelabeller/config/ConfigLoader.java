@@ -65,15 +65,7 @@ public final class ConfigLoader {
         String dir = config.core().customRulesDir();
         List<String> skipped = strict ? null : new ArrayList<>();
         List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems, skipped);
-        if (strict) {
-            problems.addAll(config.warnings());
-        }
-        if (!problems.isEmpty()) {
-            if (!strict) {
-                problems.addAll(config.warnings()); // a file that is rejected anyway: show everything at once
-            }
-            throw new ConfigException(problems);
-        }
+        rejectIfNeeded(problems, config.warnings());
         if (skipped != null && !skipped.isEmpty()) {
             List<String> warnings = new ArrayList<>(config.warnings());
             warnings.addAll(skipped);
@@ -147,13 +139,20 @@ public final class ConfigLoader {
         List<String> problems = new ArrayList<>();
         YamlNode root = YamlNode.root(name, tree, problems);
         Config config = knownNamesOnly(root, Config.read(root, sources));
-        if (strict) {
-            problems.addAll(config.warnings());
-        }
-        if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
-        }
+        rejectIfNeeded(problems, config.warnings());
         return config;
+    }
+
+    /**
+     * Throws when there are problems, or (strict) warnings; a file that is rejected lists its warnings too, so that
+     * one run shows everything.
+     */
+    private void rejectIfNeeded(List<String> problems, List<String> warnings) throws ConfigException {
+        if (!problems.isEmpty() || (strict && !warnings.isEmpty())) {
+            List<String> all = new ArrayList<>(problems);
+            all.addAll(warnings);
+            throw new ConfigException(all);
+        }
     }
 
     /**
@@ -172,9 +171,8 @@ public final class ConfigLoader {
     private static List<String> known(YamlNode list, List<String> values, List<String> names, String what) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < values.size(); i++) {
-            String item = values.get(i).trim();
-            String name = item.startsWith("-") ? item.substring(1) : item;
-            if (item.isEmpty() || name.equals("all") || names.contains(name)) {
+            String name = Selection.nameOf(values.get(i));
+            if (values.get(i).isBlank() || name.equals("all") || names.contains(name)) {
                 out.add(values.get(i));
             } else {
                 list.element(i).warn("unknown " + what + " '" + name + "' skipped, as NFD skips it (known: all, "

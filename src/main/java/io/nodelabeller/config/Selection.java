@@ -10,6 +10,12 @@ public final class Selection {
     private Selection() {
     }
 
+    /** The name an item of a selection refers to: "-pci" and "pci" both name pci. */
+    public static String nameOf(String item) {
+        String trimmed = item.trim();
+        return trimmed.startsWith("-") ? trimmed.substring(1) : trimmed;
+    }
+
     public static List<String> resolve(List<String> selection, List<String> known, String what) {
         Set<String> chosen = new LinkedHashSet<>();
         for (String raw : selection) {
@@ -18,7 +24,7 @@ public final class Selection {
                 continue;
             }
             boolean remove = item.startsWith("-");
-            String name = remove ? item.substring(1) : item;
+            String name = nameOf(item);
             if (name.equals("all")) {
                 if (remove) {
                     chosen.clear();

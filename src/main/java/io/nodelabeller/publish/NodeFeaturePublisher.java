@@ -50,6 +50,8 @@ public final class NodeFeaturePublisher implements Publisher {
     private final Retrying retrying;
     private final ProblemLog problems;
     private final String collection;
+    /** "NodeFeature namespace/name", in log lines and errors. */
+    private final String subject;
 
     /** {@code name} empty or null means: the node's name. No owner references, every feature. */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName) {
@@ -73,7 +75,8 @@ public final class NodeFeaturePublisher implements Publisher {
         this.events = events;
         this.api = new ApiClient(client, settings.requestTimeout(), settings.timing());
         this.retrying = new Retrying(settings);
-        this.problems = new ProblemLog(LOG, "NodeFeature " + namespace + "/" + this.name);
+        this.subject = "NodeFeature " + namespace + "/" + this.name;
+        this.problems = new ProblemLog(LOG, subject);
         this.collection = "/apis/" + NODE_FEATURE.getGroup() + "/" + NODE_FEATURE.getVersion() + "/namespaces/"
                 + namespace + "/" + NODE_FEATURE.getPlural();
         this.owners = new OwnerRefs(api, namespace, nodeName, ownerRefs, pod);
@@ -101,7 +104,7 @@ public final class NodeFeaturePublisher implements Publisher {
     public boolean publish(LabelSet desired, Features features) throws PublishException {
         Map<String, Object> spec = spec(desired, features, filter);
         List<OwnerReference> ownerRefs = owners.resolve();
-        Retrying.Run run = retrying.start("NodeFeature " + namespace + "/" + name, problems, f -> events.apiError(f.status),
+        Retrying.Run run = retrying.start(subject, problems, f -> events.apiError(f.status),
                 status -> status == 403 ? " (RBAC: the nfd-compat Role grants create/update on nodefeatures)" : "");
         boolean written = run.call(() -> {
             GenericKubernetesResource current;
