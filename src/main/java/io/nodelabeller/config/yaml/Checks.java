@@ -18,15 +18,7 @@ public final class Checks {
 
     /** A list of strings whose every element matches {@code pattern}. */
     public static List<String> matching(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
-        List<String> values = n.strings(dflt);
-        if (values != dflt) {
-            for (int i = 0; i < values.size(); i++) {
-                if (!pattern.matcher(values.get(i)).matches()) {
-                    n.element(i).problem("expected " + expected + ", got '" + values.get(i) + "'");
-                }
-            }
-        }
-        return values;
+        return checkEach(n, dflt, pattern, (element, value) -> element.problem("expected " + expected + ", got '" + value + "'"));
     }
 
     /**
@@ -35,12 +27,18 @@ public final class Checks {
      * migrated config runs as it did under NFD ({@code check-config} lists it).
      */
     public static List<String> matchingOrWarn(YamlNode n, List<String> dflt, Pattern pattern, String expected) {
+        return checkEach(n, dflt, pattern, (element, value) -> element.warn("expected " + expected + ", got '" + value
+                + "': kept as NFD keeps it, it can never match"));
+    }
+
+    /** The list at {@code n} ({@code dflt} when absent), {@code misfit} called for each given element not matching. */
+    private static List<String> checkEach(YamlNode n, List<String> dflt, Pattern pattern,
+                                          java.util.function.BiConsumer<YamlNode, String> misfit) {
         List<String> values = n.strings(dflt);
         if (values != dflt) {
             for (int i = 0; i < values.size(); i++) {
                 if (!pattern.matcher(values.get(i)).matches()) {
-                    n.element(i).warn("expected " + expected + ", got '" + values.get(i) + "': kept as NFD keeps it,"
-                            + " it can never match");
+                    misfit.accept(n.element(i), values.get(i));
                 }
             }
         }
