@@ -38,7 +38,6 @@ import io.nodelabeller.source.usb.UsbSource;
 
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,23 +63,23 @@ public final class Catalog {
     }
 
     private static final List<Entry> ENTRIES = List.of(
-            new Entry("cpu", CpuConfig.SECTION,
+            new Entry(CpuSource.NAME, CpuConfig.SECTION,
                     (c, o) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().get(CpuConfig.SECTION))),
-            new Entry("kernel", KernelConfig.SECTION,
+            new Entry(KernelSource.NAME, KernelConfig.SECTION,
                     (c, o) -> new KernelSource(c.sources().get(KernelConfig.SECTION)),
                     (c, o) -> new KernelLabeler(c.sources().get(KernelConfig.SECTION))),
-            new Entry("system", null, (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
-            new Entry("pci", PciConfig.SECTION,
+            new Entry(SystemSource.NAME, null, (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
+            new Entry(PciSource.NAME, PciConfig.SECTION,
                     (c, o) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().get(PciConfig.SECTION))),
-            new Entry("usb", UsbConfig.SECTION,
+            new Entry(UsbSource.NAME, UsbConfig.SECTION,
                     (c, o) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().get(UsbConfig.SECTION))),
-            new Entry("memory", null, (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
-            new Entry("storage", null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
-            new Entry("network", null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
-            new Entry("nvidia", null, (c, o) -> new NvidiaSource(o),
+            new Entry(MemorySource.NAME, null, (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
+            new Entry(StorageSource.NAME, null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
+            new Entry(NetworkSource.NAME, null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
+            new Entry(NvidiaSource.NAME, null, (c, o) -> new NvidiaSource(o),
                     (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp())),
-            new Entry("custom", null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
-            new Entry("local", LocalSource.SECTION,
+            new Entry(CustomLabeler.NAME, null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
+            new Entry(LocalSource.NAME, LocalSource.SECTION,
                     (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
 
     private Catalog() {
@@ -116,25 +115,25 @@ public final class Catalog {
         return Selection.resolve(selection, labelerNames(), "label source");
     }
 
-    /** The sources chosen by {@code selection}, in discovery order. */
-    public static List<Source> sources(Config config, Options options, List<String> selection) {
+    /** The sources chosen by {@code selection}, by name, in discovery order. */
+    public static Map<String, Source> sources(Config config, Options options, List<String> selection) {
         List<String> chosen = selectSources(selection);
-        List<Source> out = new ArrayList<>();
+        Map<String, Source> out = new LinkedHashMap<>();
         for (Entry e : ENTRIES) {
             if (e.source() != null && chosen.contains(e.name())) {
-                out.add(e.source().apply(config, options));
+                out.put(e.name(), e.source().apply(config, options));
             }
         }
         return out;
     }
 
-    /** The labelers chosen by {@code selection}, in merge order. */
-    public static List<Labeler> labelers(Config config, Options options, List<String> selection) {
+    /** The labelers chosen by {@code selection}, by name, in merge order. */
+    public static Map<String, Labeler> labelers(Config config, Options options, List<String> selection) {
         List<String> chosen = selectLabelers(selection);
-        List<Labeler> out = new ArrayList<>();
+        Map<String, Labeler> out = new LinkedHashMap<>();
         for (Entry e : ENTRIES) {
             if (chosen.contains(e.name())) {
-                out.add(e.labeler().apply(config, options));
+                out.put(e.name(), e.labeler().apply(config, options));
             }
         }
         return out;
@@ -150,9 +149,7 @@ public final class Catalog {
     /** What every labeler documents about its labels ({@link Labeler#docs()}), by labeler name, in merge order. */
     public static Map<String, List<LabelDoc>> docs() {
         Map<String, List<LabelDoc>> out = new LinkedHashMap<>();
-        for (Labeler labeler : labelers(Config.DEFAULT, Options.defaults(), List.of("all"))) {
-            out.put(labeler.name(), labeler.docs());
-        }
+        labelers(Config.DEFAULT, Options.defaults(), List.of("all")).forEach((name, labeler) -> out.put(name, labeler.docs()));
         return out;
     }
 

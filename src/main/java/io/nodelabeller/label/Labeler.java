@@ -8,12 +8,10 @@ import java.util.Map;
 
 /**
  * Turns features into labels. Small and composable (GFD's {@code lm.Labeler}): the final label set is the
- * merge of every labeler's output, later labelers winning on equal keys.
+ * merge of every labeler's output, later labelers winning on equal keys. A labeler has no name of its own: the
+ * catalog lists it under its source's name, and its labels carry that name as their {@link Label#source()}.
  */
 public interface Labeler {
-
-    /** The labeler's name, as used in {@code core.labelSources}. */
-    String name();
 
     List<Label> labels(Features features);
 

@@ -5,6 +5,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -20,12 +23,14 @@ public final class Labelling {
 
     private static final Logger LOG = LoggerFactory.getLogger(Labelling.class);
 
-    private final List<Labeler> labelers;
+    /** The labelers by name, in merge order. */
+    private final Map<String, Labeler> labelers;
     private final LabelValidity rules;
     private final Pattern whitelist;
 
-    public Labelling(List<Labeler> labelers, LabelValidity rules, Pattern whitelist) {
-        this.labelers = List.copyOf(labelers);
+    /** Labelling by {@code labelers} (name to labeler, in merge order). */
+    public Labelling(Map<String, ? extends Labeler> labelers, LabelValidity rules, Pattern whitelist) {
+        this.labelers = Collections.unmodifiableMap(new LinkedHashMap<>(labelers));
         this.rules = rules;
         this.whitelist = whitelist;
     }
@@ -33,12 +38,12 @@ public final class Labelling {
     public LabelSet label(Features features) {
         SortedMap<String, Label> out = new TreeMap<>();
         List<LabelSet.Dropped> dropped = new ArrayList<>();
-        for (Labeler labeler : labelers) {
+        for (Map.Entry<String, Labeler> labeler : labelers.entrySet()) {
             List<Label> produced;
             try {
-                produced = labeler.labels(features);
+                produced = labeler.getValue().labels(features);
             } catch (RuntimeException e) {
-                LOG.warn("labeler {} failed, its labels are left out: {}", labeler.name(), e.toString());
+                LOG.warn("labeler {} failed, its labels are left out: {}", labeler.getKey(), e.toString());
                 continue;
             }
             for (Label label : produced) {

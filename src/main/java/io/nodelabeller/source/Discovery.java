@@ -38,7 +38,8 @@ public final class Discovery {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
     private final HostFs host;
-    private final List<Source> sources;
+    /** The sources by name, in discovery order. */
+    private final Map<String, Source> sources;
     private final Duration timeout;
     /** What was logged for each source in the last discovery: problems are logged when they start, not every cycle. */
     private final Map<String, Set<String>> lastProblems = new HashMap<>();
@@ -51,13 +52,14 @@ public final class Discovery {
     /** Threads of runs that overran their deadline, by source, until they come back. */
     private final Map<String, Thread> stuck = new HashMap<>();
 
-    public Discovery(HostFs host, List<Source> sources) {
+    /** Discovery by {@code sources} (name to source, in the order they run). */
+    public Discovery(HostFs host, Map<String, ? extends Source> sources) {
         this(host, sources, DEFAULT_TIMEOUT);
     }
 
-    public Discovery(HostFs host, List<Source> sources, Duration timeout) {
+    public Discovery(HostFs host, Map<String, ? extends Source> sources, Duration timeout) {
         this.host = host;
-        this.sources = List.copyOf(sources);
+        this.sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         this.timeout = timeout;
     }
 
@@ -69,39 +71,40 @@ public final class Discovery {
     public synchronized Snapshot discover() {
         Features all = Features.empty();
         Map<String, SourceStatus> statuses = new LinkedHashMap<>();
-        for (Source source : sources) {
+        for (Map.Entry<String, Source> named : sources.entrySet()) {
+            String name = named.getKey();
             if (stopped) {
                 throw new Stopped();
             }
             List<String> warnings = new ArrayList<>();
             String error = null;
             try {
-                all = all.merge(runBounded(source, warnings));
+                all = all.merge(runBounded(name, named.getValue(), warnings));
             } catch (SourceFailure e) {
                 error = e.getMessage();
                 all = all.merge(e.known());
             } catch (Exception | LinkageError e) {
                 error = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                LOG.debug("source {} failure", source.name(), e);
+                LOG.debug("source {} failure", name, e);
             }
             if (stopped) {
                 throw new Stopped();
             }
-            report(source.name(), List.copyOf(warnings), error);
-            statuses.put(source.name(), new SourceStatus(source.name(), warnings, error));
+            report(name, List.copyOf(warnings), error);
+            statuses.put(name, new SourceStatus(name, warnings, error));
         }
         return Snapshot.of(all, statuses);
     }
 
     /** The source's features, run on the worker thread and given up after {@link #timeout}. */
-    private Features runBounded(Source source, List<String> warnings) throws Exception {
-        Thread earlier = stuck.get(source.name());
+    private Features runBounded(String name, Source source, List<String> warnings) throws Exception {
+        Thread earlier = stuck.get(name);
         if (earlier != null) {
             if (earlier.isAlive()) {
                 throw new IllegalStateException("still blocked since an earlier discovery overran its " + seconds() + " deadline;"
                         + " not started again");
             }
-            stuck.remove(source.name());
+            stuck.remove(name);
         }
         List<String> collected = Collections.synchronizedList(new ArrayList<>());
         FutureTask<Features> task = new FutureTask<>(() -> source.discover(host, collected::add));
@@ -114,7 +117,7 @@ public final class Discovery {
             return task.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             task.cancel(true); // interruptible channel reads end here; a blocked open() stays until it returns
-            stuck.put(source.name(), workerThread);
+            stuck.put(name, workerThread);
             worker.shutdown(); // its thread ends once the source returns; the next source gets a new worker
             worker = null;
             throw new IllegalStateException("did not finish within its " + seconds() + " deadline (core.sourceTimeout):"

@@ -62,11 +62,6 @@ class DaemonTest {
         CountDownLatch never = new CountDownLatch(1);
         io.nodelabeller.source.Source blocked = new io.nodelabeller.source.Source() {
             @Override
-            public String name() {
-                return "kernel";
-            }
-
-            @Override
             public io.nodelabeller.feature.Features discover(io.nodelabeller.source.HostFs host, Warnings warnings) {
                 entered.countDown();
                 while (never.getCount() > 0) { // like an uninterruptible open()
@@ -81,7 +76,7 @@ class DaemonTest {
         };
         RecordingPublisher p = new RecordingPublisher("node");
         Cycle cycle = new Cycle(new io.nodelabeller.source.Discovery(new io.nodelabeller.source.HostFs(java.nio.file.Path.of("/nonexistent")),
-                List.of(blocked), Duration.ofMinutes(10)), Fakes.labelling("kernel"), Retention.initial(3),
+                java.util.Map.of("kernel", blocked), Duration.ofMinutes(10)), Fakes.labelling("kernel"), Retention.initial(3),
                 List.of(p), new Metrics(), Clock.systemUTC());
         Daemon daemon = Daemon.start(cycle, new Metrics(), Duration.ofHours(1), EndpointsTest.loopback());
         try {

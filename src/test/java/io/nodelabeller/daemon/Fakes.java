@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,19 +31,22 @@ final class Fakes {
     private Fakes() {
     }
 
-    /** Source {@code name} with attribute {@code <name>.value}, or failing when {@link #fail} is set. */
-    static final class FakeSource implements Source {
+    /** A test source and the name it runs under (the catalog names the real ones). */
+    abstract static class NamedSource implements Source {
         final String name;
+
+        NamedSource(String name) {
+            this.name = name;
+        }
+    }
+
+    /** Source {@code name} with attribute {@code <name>.value}, or failing when {@link #fail} is set. */
+    static final class FakeSource extends NamedSource {
         final AtomicReference<String> value = new AtomicReference<>("1");
         volatile boolean fail;
 
         FakeSource(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String name() {
-            return name;
+            super(name);
         }
 
         @Override
@@ -58,11 +62,6 @@ final class Fakes {
     static Labeler labeler(String source) {
         return new Labeler() {
             @Override
-            public String name() {
-                return source;
-            }
-
-            @Override
             public List<Label> labels(Features features) {
                 String v = features.attribute(source + ".value", "v");
                 return v == null ? List.of() : List.of(Label.of(source + "-value", v, source, "test"));
@@ -74,14 +73,18 @@ final class Fakes {
         return LabelValidity.NFD_PREFIX + source + "-value";
     }
 
-    static Discovery discovery(Source... sources) {
-        return new Discovery(new HostFs(Path.of("/nonexistent-host-root")), List.of(sources));
+    static Discovery discovery(NamedSource... sources) {
+        Map<String, Source> named = new LinkedHashMap<>();
+        for (NamedSource s : sources) {
+            named.put(s.name, s);
+        }
+        return new Discovery(new HostFs(Path.of("/nonexistent-host-root")), named);
     }
 
     static Labelling labelling(String... sources) {
-        List<Labeler> out = new ArrayList<>();
+        Map<String, Labeler> out = new LinkedHashMap<>();
         for (String s : sources) {
-            out.add(labeler(s));
+            out.put(s, labeler(s));
         }
         return new Labelling(out, LabelValidity.defaults(), null);
     }

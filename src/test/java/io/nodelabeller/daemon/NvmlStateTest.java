@@ -24,12 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NvmlStateTest {
 
     /** The nvidia source's answer: {@code nvidia.nvml.status} ok, or unavailable with NVML's error. */
-    static final class NvidiaSource implements Source {
+    static final class NvidiaSource extends Fakes.NamedSource {
         volatile boolean up;
 
-        @Override
-        public String name() {
-            return "nvidia";
+        NvidiaSource() {
+            super("nvidia");
         }
 
         @Override
@@ -44,17 +43,13 @@ class NvmlStateTest {
     }
 
     /** PCI devices: an NVIDIA 3D controller (10de, 0302) when {@code nvidiaGpu}, always an ASPEED VGA (1a03, 0300). */
-    static final class PciSource implements Source {
+    static final class PciSource extends Fakes.NamedSource {
         final boolean nvidiaGpu;
         volatile boolean fail;
 
         PciSource(boolean nvidiaGpu) {
+            super("pci");
             this.nvidiaGpu = nvidiaGpu;
-        }
-
-        @Override
-        public String name() {
-            return "pci";
         }
 
         @Override
@@ -76,10 +71,10 @@ class NvmlStateTest {
     private final RecordingPublisher node = new RecordingPublisher("node");
     private final Metrics metrics = new Metrics();
 
-    private Cycle cycle(boolean failOnInitError, Source... sources) {
-        List<Source> all = new java.util.ArrayList<>(List.of(kernel));
+    private Cycle cycle(boolean failOnInitError, Fakes.NamedSource... sources) {
+        List<Fakes.NamedSource> all = new java.util.ArrayList<>(List.of(kernel));
         all.addAll(List.of(sources));
-        return new Cycle(Fakes.discovery(all.toArray(Source[]::new)), Fakes.labelling("kernel", "pci", "nvidia"),
+        return new Cycle(Fakes.discovery(all.toArray(Fakes.NamedSource[]::new)), Fakes.labelling("kernel", "pci", "nvidia"),
                 Retention.initial(3), List.of(node), metrics, new ManualClock(),
                 failOnInitError);
     }

@@ -4,29 +4,20 @@ import io.nodelabeller.feature.Features;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 import com.google.re2j.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class LabellingTest {
 
-    private static Labeler fixed(String name, Label... labels) {
-        return new Labeler() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public List<Label> labels(Features f) {
-                return List.of(labels);
-            }
-        };
+    private static Labeler fixed(Label... labels) {
+        return f -> List.of(labels);
     }
 
     @Test
     void prefixesUnprefixedKeysAndDropsInvalidOnes() {
-        Labelling l = new Labelling(List.of(fixed("a",
+        Labelling l = new Labelling(Map.of("a", fixed(
                 Label.of("my-feature", "true", "a", ""),
                 Label.of("example.com/ok", "1", "a", ""),
                 Label.of("example.com/bad", "has space", "a", ""),
@@ -38,27 +29,20 @@ class LabellingTest {
 
     @Test
     void laterLabelerWinsAndFailingLabelerCostsOnlyItsOwnLabels() {
-        Labeler broken = new Labeler() {
-            @Override
-            public String name() {
-                return "broken";
-            }
-
-            @Override
-            public List<Label> labels(Features f) {
-                throw new IllegalStateException("boom");
-            }
+        Labeler broken = f -> {
+            throw new IllegalStateException("boom");
         };
-        Labelling l = new Labelling(List.of(
-                fixed("first", Label.of("example.com/x", "1", "first", "")),
-                broken,
-                fixed("second", Label.of("example.com/x", "2", "second", ""))), LabelValidity.defaults(), null);
+        Map<String, Labeler> inOrder = new java.util.LinkedHashMap<>();
+        inOrder.put("first", fixed(Label.of("example.com/x", "1", "first", "")));
+        inOrder.put("broken", broken);
+        inOrder.put("second", fixed(Label.of("example.com/x", "2", "second", "")));
+        Labelling l = new Labelling(inOrder, LabelValidity.defaults(), null);
         assertEquals("2", l.label(Features.empty()).asMap().get("example.com/x"));
     }
 
     @Test
     void whitelistMatchesNameAfterSlash() {
-        Labelling l = new Labelling(List.of(fixed("a",
+        Labelling l = new Labelling(Map.of("a", fixed(
                 Label.of("example.com/cpu-x", "1", "a", ""),
                 Label.of("example.com/pci-y", "1", "a", ""))), LabelValidity.defaults(), Pattern.compile("^cpu-"));
         LabelSet set = l.label(Features.empty());

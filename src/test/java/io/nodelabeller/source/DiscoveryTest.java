@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,11 +40,6 @@ class DiscoveryTest {
 
     private final Source scripted = new Source() {
         @Override
-        public String name() {
-            return "s";
-        }
-
-        @Override
         public Features discover(HostFs host, Warnings warnings) throws Exception {
             switch (mode.get()) {
                 case "throw" -> throw new java.io.IOException("disk gone");
@@ -58,17 +54,12 @@ class DiscoveryTest {
 
     private final Source other = new Source() {
         @Override
-        public String name() {
-            return "other";
-        }
-
-        @Override
         public Features discover(HostFs host, Warnings warnings) {
             return Features.builder("other").flags("f", List.of("x")).build();
         }
     };
 
-    private final Discovery discovery = new Discovery(new HostFs(Path.of("/nonexistent")), List.of(scripted, other));
+    private final Discovery discovery = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("s", scripted, "other", other));
 
     /** WARN and INFO lines logged since the last call, as "LEVEL message". */
     private List<String> logged() {
@@ -125,17 +116,19 @@ class DiscoveryTest {
      * interrupts: its run is given up at the deadline, the other sources are published, and it is not started again
      * while its thread is still blocked. The thread is a daemon thread, so it cannot hold the process's exit.
      */
+    private static Map<String, Source> inOrder(String first, Source a, String second, Source b) {
+        Map<String, Source> out = new java.util.LinkedHashMap<>();
+        out.put(first, a);
+        out.put(second, b);
+        return out;
+    }
+
     @Test
     void aBlockedSourceFailsAloneAtItsDeadlineAndIsNotStartedTwice() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicInteger starts = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicReference<Thread> blockedThread = new java.util.concurrent.atomic.AtomicReference<>();
         Source blocking = new Source() {
-            @Override
-            public String name() {
-                return "stuck";
-            }
-
             @Override
             public Features discover(HostFs host, Warnings warnings) {
                 starts.incrementAndGet();
@@ -153,7 +146,7 @@ class DiscoveryTest {
                 return Features.builder("stuck").flags("f", List.of("late")).build();
             }
         };
-        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), List.of(blocking, other), java.time.Duration.ofMillis(200));
+        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("stuck", blocking, "other", other), java.time.Duration.ofMillis(200));
 
         Snapshot first = d.discover();
         assertEquals(java.util.Set.of("x"), first.features().flags("other.f"), "the other source is published");

@@ -36,13 +36,14 @@ class HostileHardwareTest {
     private static final String P = "feature.node.kubernetes.io/";
 
     private static Snapshot discover() {
-        return new Discovery(Hosts.fs("hostile"), List.of(new PciSource(), new UsbSource(), new MemorySource(),
-                new StorageSource(), new NetworkSource())).discover();
+        return new Discovery(Hosts.fs("hostile"), Map.of(PciSource.NAME, new PciSource(), UsbSource.NAME, new UsbSource(),
+                MemorySource.NAME, new MemorySource(), StorageSource.NAME, new StorageSource(),
+                NetworkSource.NAME, new NetworkSource())).discover();
     }
 
     private static LabelSet label(Snapshot s, UsbConfig usb) {
-        List<Labeler> labelers = List.of(new PciLabeler(PciConfig.DEFAULT), new UsbLabeler(usb), new MemoryLabeler(),
-                new StorageLabeler(), new NetworkLabeler());
+        Map<String, Labeler> labelers = Map.of(PciSource.NAME, new PciLabeler(PciConfig.DEFAULT), UsbSource.NAME, new UsbLabeler(usb),
+                MemorySource.NAME, new MemoryLabeler(), StorageSource.NAME, new StorageLabeler(), NetworkSource.NAME, new NetworkLabeler());
         return new Labelling(labelers, LabelValidity.defaults(), null).label(s.features());
     }
 

@@ -33,11 +33,11 @@ class HostileSysTreeTest {
 
     @Test
     void hostileTreeYieldsOnlyValidLabels() {
-        Snapshot s = new Discovery(Hosts.fs("hostile"), List.of(new CpuSource(), new KernelSource(KernelConfig.DEFAULT),
-                new SystemSource("node with spaces"))).discover();
+        Snapshot s = new Discovery(Hosts.fs("hostile"), Map.of(CpuSource.NAME, new CpuSource(),
+                KernelSource.NAME, new KernelSource(KernelConfig.DEFAULT), SystemSource.NAME, new SystemSource("node with spaces"))).discover();
         assertEquals(Set.of(), s.failedSources(), s.statuses().toString());
-        LabelSet labels = new Labelling(List.of(new CpuLabeler(CpuConfig.DEFAULT), new KernelLabeler(KernelConfig.DEFAULT),
-                new SystemLabeler()), LabelValidity.defaults(), null).label(s.features());
+        LabelSet labels = new Labelling(Map.of(CpuSource.NAME, new CpuLabeler(CpuConfig.DEFAULT),
+                KernelSource.NAME, new KernelLabeler(KernelConfig.DEFAULT), SystemSource.NAME, new SystemLabeler()), LabelValidity.defaults(), null).label(s.features());
         LabelValidity rules = LabelValidity.defaults();
         labels.asMap().forEach((k, v) -> assertNull(rules.problem(k, v), k + "=" + v));
         Map<String, String> m = labels.asMap();

@@ -21,6 +21,9 @@ import java.util.Map;
  */
 public final class CustomLabeler implements Labeler {
 
+    /** The labeler's name in the catalog and {@code core.labelSources}, and the tag of its labels. */
+    public static final String NAME = "custom";
+
     private static final Logger LOG = LoggerFactory.getLogger(CustomLabeler.class);
 
     private final List<Rule> rules;
@@ -40,22 +43,17 @@ public final class CustomLabeler implements Labeler {
     }
 
     @Override
-    public String name() {
-        return "custom";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         String nfd = LabelValidity.NFD_PREFIX;
         String rules = "the rules of sources.custom and of " + CoreConfig.DEFAULT_CUSTOM_RULES_DIR + "/*";
         return List.of(
-                LabelDoc.of(nfd + "rdma.capable", name(), "/sys/bus/pci/devices/*/vendor", "true",
+                LabelDoc.of(nfd + "rdma.capable", NAME, "/sys/bus/pci/devices/*/vendor", "true",
                         "NFD built-in rule: a Mellanox PCI device (vendor 15b3) is present."),
-                LabelDoc.of(nfd + "rdma.available", name(), "/proc/modules", "true",
+                LabelDoc.of(nfd + "rdma.available", NAME, "/proc/modules", "true",
                         "NFD built-in rule: the ib_uverbs and rdma_ucm modules are loaded."),
-                LabelDoc.pattern(nfd + "<key>", nfd + "gpu-node", "true", name(), rules,
+                LabelDoc.pattern(nfd + "<key>", nfd + "gpu-node", "true", NAME, rules,
                         "A label (labels or labelsTemplate; vars are not labels) of a matching rule, key without prefix."),
-                LabelDoc.pattern("<domain>/<key>", "example.com/accelerator", "a100", name(), rules,
+                LabelDoc.pattern("<domain>/<key>", "example.com/accelerator", "a100", NAME, rules,
                         "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
                                 + "core.denyLabelNs)."));
     }
@@ -68,7 +66,7 @@ public final class CustomLabeler implements Labeler {
         for (RuleEngine.Output o : result.outputs()) {
             for (Map.Entry<String, String> l : o.labels().entrySet()) {
                 // a rule may read any source's features (and rule.matched of other rules): it depends on every source
-                out.add(new Label(l.getKey(), l.getValue(), name(), o.evidence(), Label.ANY_SOURCE));
+                out.add(new Label(l.getKey(), l.getValue(), NAME, o.evidence(), Label.ANY_SOURCE));
             }
         }
         return out;

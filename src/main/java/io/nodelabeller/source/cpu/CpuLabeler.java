@@ -32,17 +32,12 @@ public final class CpuLabeler implements Labeler {
     }
 
     @Override
-    public String name() {
-        return "cpu";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         String cpuinfo = "/proc/cpuinfo";
         String pstate = "/sys/devices/system/cpu/intel_pstate/";
         String kvmAmd = "/sys/module/kvm_amd/parameters/";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true", name(),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true", CpuSource.NAME,
                         cpuinfo + " flags (first processor)",
                         "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), filtered by "
                                 + "sources.cpu.cpuid.attributeWhitelist / attributeBlacklist."),
@@ -69,7 +64,7 @@ public final class CpuLabeler implements Labeler {
     }
 
     private LabelDoc cpu(String name, String from, String example, String description) {
-        return LabelDoc.of(LabelValidity.NFD_PREFIX + name, name(), from, example, description);
+        return LabelDoc.of(LabelValidity.NFD_PREFIX + name, CpuSource.NAME, from, example, description);
     }
 
     /** NFD's filter: only whitelisted flags when there is a whitelist, else every flag not blacklisted. */
@@ -82,7 +77,7 @@ public final class CpuLabeler implements Labeler {
         List<Label> out = new ArrayList<>();
         for (String flag : f.flags("cpu.cpuid")) {
             if (passes(flag)) {
-                out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-cpuid." + flag, "true", name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-cpuid." + flag, "true", CpuSource.NAME,
                         "cpu.cpuid has " + flag + Evidence.from(f, "cpu.cpuid")));
             }
         }
@@ -93,7 +88,7 @@ public final class CpuLabeler implements Labeler {
         attributes(f, "cpu.security", "cpu-security.", FEATURE_ONLY_SECURITY, out);
         String smt = f.attribute("cpu.topology", "hardware_multithreading");
         if (smt != null) {
-            out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-hardware_multithreading", smt, name(),
+            out.add(Label.of(LabelValidity.NFD_PREFIX + "cpu-hardware_multithreading", smt, CpuSource.NAME,
                     Evidence.attribute(f, "cpu.topology", "hardware_multithreading")));
         }
         return out;
@@ -102,7 +97,7 @@ public final class CpuLabeler implements Labeler {
     private void attributes(Features f, String key, String labelPrefix, Set<String> skip, List<Label> out) {
         for (Map.Entry<String, String> e : f.attributes(key).entrySet()) {
             if (!skip.contains(e.getKey())) {
-                out.add(Label.of(LabelValidity.NFD_PREFIX + labelPrefix + e.getKey(), e.getValue(), name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + labelPrefix + e.getKey(), e.getValue(), CpuSource.NAME,
                         Evidence.attribute(f, key, e.getKey())));
             }
         }

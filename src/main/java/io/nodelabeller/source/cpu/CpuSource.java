@@ -16,16 +16,14 @@ import java.util.Set;
  */
 public final class CpuSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "cpu";
+
     static final String CPUINFO = "/proc/cpuinfo";
 
     @Override
-    public String name() {
-        return "cpu";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         Set<String> kernelFlags = Set.of();
         CpuInfo info = null;
         if (host.exists(CPUINFO)) {

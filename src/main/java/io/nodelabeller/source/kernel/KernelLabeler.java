@@ -24,24 +24,19 @@ public final class KernelLabeler implements Labeler {
     }
 
     @Override
-    public String name() {
-        return "kernel";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         String osrelease = "/proc/sys/kernel/osrelease";
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.full", name(), osrelease, "5.15.0-91-generic",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.full", KernelSource.NAME, osrelease, "5.15.0-91-generic",
                         "The kernel release as the kernel reports it."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.major", name(), osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.minor", name(), osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.revision", name(), osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "kernel-config.<OPT>", LabelValidity.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true", name(),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.major", KernelSource.NAME, osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.minor", KernelSource.NAME, osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.revision", KernelSource.NAME, osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "kernel-config.<OPT>", LabelValidity.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true", KernelSource.NAME,
                         "the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...",
                         "Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "
                                 + "config sets: y and m give true, other values are kept."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", name(), "/sys/fs/selinux/enforce", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", KernelSource.NAME, "/sys/fs/selinux/enforce", "true",
                         "SELinux is enabled (only present when true)."));
     }
 
@@ -51,7 +46,7 @@ public final class KernelLabeler implements Labeler {
         for (String part : List.of("full", "major", "minor", "revision")) {
             String v = f.attribute("kernel.version", part);
             if (v != null) {
-                out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-version." + part, v, name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-version." + part, v, KernelSource.NAME,
                         Evidence.attribute(f, "kernel.version", part)));
             }
         }
@@ -59,11 +54,11 @@ public final class KernelLabeler implements Labeler {
             String v = f.attribute("kernel.config", opt);
             if (v != null) {
                 out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-config." + opt, v.equals("y") || v.equals("m") ? "true" : v,
-                        name(), Evidence.attribute(f, "kernel.config", opt)));
+                        KernelSource.NAME, Evidence.attribute(f, "kernel.config", opt)));
             }
         }
         if ("true".equals(f.attribute("kernel.selinux", "enabled"))) {
-            out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", "true", name(),
+            out.add(Label.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", "true", KernelSource.NAME,
                     Evidence.attribute(f, "kernel.selinux", "enabled")));
         }
         return out;

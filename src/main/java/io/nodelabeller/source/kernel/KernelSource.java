@@ -18,6 +18,9 @@ import java.util.regex.Pattern;
  */
 public final class KernelSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "kernel";
+
     static final String OSRELEASE = "/proc/sys/kernel/osrelease";
     static final String MODULES = "/proc/modules";
     static final String SELINUX_ENFORCE = "/sys/fs/selinux/enforce";
@@ -31,13 +34,8 @@ public final class KernelSource implements Source {
     }
 
     @Override
-    public String name() {
-        return "kernel";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws Exception {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         String raw = host.read(OSRELEASE).trim();
         String full = trimEnds(raw.replaceAll("[^-A-Za-z0-9_.]", "_"));
         b.attribute("version", "full", full);

@@ -17,17 +17,12 @@ import java.util.Map;
 public final class LocalLabeler implements Labeler {
 
     @Override
-    public String name() {
-        return "local";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         String from = "/etc/kubernetes/node-feature-discovery/features.d/*";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "<key>", LabelValidity.NFD_PREFIX + "node-pool", "a100-inference", name(), from,
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "<key>", LabelValidity.NFD_PREFIX + "node-pool", "a100-inference", LocalSource.NAME, from,
                         "Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
-                LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", name(), from,
+                LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", LocalSource.NAME, from,
                         "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
                                 + "core.denyLabelNs)."));
     }
@@ -37,7 +32,7 @@ public final class LocalLabeler implements Labeler {
         List<Label> out = new ArrayList<>();
         String origin = f.origin("local.label");
         for (Map.Entry<String, String> e : f.attributes("local.label").entrySet()) {
-            out.add(Label.of(e.getKey(), e.getValue(), name(), "local.label." + e.getKey() + " = '" + e.getValue()
+            out.add(Label.of(e.getKey(), e.getValue(), LocalSource.NAME, "local.label." + e.getKey() + " = '" + e.getValue()
                     + "' from a feature file" + (origin == null ? "" : " in " + origin)));
         }
         return out;

@@ -28,6 +28,9 @@ import java.util.Map;
  */
 public final class LocalSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "local";
+
     public static final String DIR = "/etc/kubernetes/node-feature-discovery/features.d";
     /** {@code sources.local}: no options, as in NFD ({@code local: {}}). */
     public static final SourceSection<SourceSection.NoOptions> SECTION = SourceSection.noOptions("local");
@@ -48,13 +51,8 @@ public final class LocalSource implements Source {
     }
 
     @Override
-    public String name() {
-        return "local";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         if (!host.isDirectory(DIR)) {
             return b.build();
         }

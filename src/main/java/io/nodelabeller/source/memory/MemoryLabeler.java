@@ -19,19 +19,14 @@ import java.util.List;
 public final class MemoryLabeler implements Labeler {
 
     @Override
-    public String name() {
-        return "memory";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-numa", name(), "/sys/bus/node/devices", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-numa", MemorySource.NAME, "/sys/bus/node/devices", "true",
                         "More than one NUMA node."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-swap", name(), "/proc/swaps", "true", "Swap is enabled."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.present", name(), "/sys/bus/nd/devices", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-swap", MemorySource.NAME, "/proc/swaps", "true", "Swap is enabled."),
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.present", MemorySource.NAME, "/sys/bus/nd/devices", "true",
                         "A non-volatile memory (NVDIMM) device is present."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.dax", name(), "/sys/bus/nd/devices/*/devtype", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.dax", MemorySource.NAME, "/sys/bus/nd/devices/*/devtype", "true",
                         "An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
     }
 
@@ -59,6 +54,6 @@ public final class MemoryLabeler implements Labeler {
     }
 
     private Label label(String name, String evidence) {
-        return Label.of(LabelValidity.NFD_PREFIX + name, "true", name(), evidence);
+        return Label.of(LabelValidity.NFD_PREFIX + name, "true", MemorySource.NAME, evidence);
     }
 }

@@ -27,19 +27,17 @@ import java.util.Map;
  */
 public final class MemorySource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "memory";
+
     static final String NODES = "/sys/bus/node/devices";
     static final String SWAPS = "/proc/swaps";
     static final String ND = "/sys/bus/nd/devices";
     static final String HUGEPAGES = "/sys/kernel/mm/hugepages";
 
     @Override
-    public String name() {
-        return "memory";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         boolean numa = numa(host, b, warnings);
         boolean swap = swap(host, b, warnings);
         nv(host, b, warnings);

@@ -19,16 +19,11 @@ import java.util.List;
 public final class NetworkLabeler implements Labeler {
 
     @Override
-    public String name() {
-        return "network";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.capable", name(), "/sys/class/net/*/device/sriov_totalvfs", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.capable", NetworkSource.NAME, "/sys/class/net/*/device/sriov_totalvfs", "true",
                         "A hardware network interface supports SR-IOV (sriov_totalvfs above 0)."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.configured", name(), "/sys/class/net/*/device/sriov_numvfs", "true",
+                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.configured", NetworkSource.NAME, "/sys/class/net/*/device/sriov_numvfs", "true",
                         "A hardware network interface has SR-IOV virtual functions configured (sriov_numvfs above 0)."));
     }
 
@@ -52,7 +47,7 @@ public final class NetworkLabeler implements Labeler {
             }
         }
         if (!facts.isEmpty()) {
-            out.add(Label.of(LabelValidity.NFD_PREFIX + name, "true", name(), "network.device " + String.join("; ", facts)));
+            out.add(Label.of(LabelValidity.NFD_PREFIX + name, "true", NetworkSource.NAME, "network.device " + String.join("; ", facts)));
         }
     }
 

@@ -19,19 +19,17 @@ import java.util.Map;
  */
 public final class NetworkSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "network";
+
     static final String NET = "/sys/class/net";
     private static final List<String> DEVICE_ATTRS =
             List.of("operstate", "speed", "device/sriov_numvfs", "device/sriov_totalvfs", "mtu");
     private static final List<String> VIRTUAL_ATTRS = List.of("operstate", "speed", "mtu");
 
     @Override
-    public String name() {
-        return "network";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
-        Features.Builder b = Features.builder(name()).instances("device").instances("virtual");
+        Features.Builder b = Features.builder(NAME).instances("device").instances("virtual");
         b.origin("device", host.path(NET).toString());
         b.origin("virtual", host.path(NET).toString());
         int devices = 0;

@@ -20,11 +20,6 @@ abstract class GpuLabeler implements Labeler {
     abstract void label(GpuFacts facts, Out out);
 
     @Override
-    public final String name() {
-        return Out.SOURCE;
-    }
-
-    @Override
     public final List<Label> labels(Features features) {
         Out out = new Out();
         label(GpuFacts.of(features), out);

@@ -54,11 +54,6 @@ public final class NvidiaLabeler implements Labeler {
                 new SharingLabeler(dp), new ResourceLabeler(dp), new ModeLabeler(), new CliqueLabeler());
     }
 
-    @Override
-    public String name() {
-        return "nvidia";
-    }
-
     /** The parts' docs in the order they label: gpu.present, gfd.timestamp, then the NVML-derived ones. */
     @Override
     public List<LabelDoc> docs() {

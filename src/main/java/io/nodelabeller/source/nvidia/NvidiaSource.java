@@ -35,6 +35,9 @@ import java.util.UUID;
  */
 public final class NvidiaSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "nvidia";
+
     /** GFD's machine-type file, then where its symbolic link points (for host copies that lost the link). */
     static final List<String> PRODUCT_NAME_FILES = List.of("/sys/class/dmi/id/product_name",
             "/sys/devices/virtual/dmi/id/product_name");
@@ -57,13 +60,8 @@ public final class NvidiaSource implements Source {
     }
 
     @Override
-    public String name() {
-        return "nvidia";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws Exception {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         for (String file : PRODUCT_NAME_FILES) {
             Optional<String> product = host.readTrimmed(file).filter(s -> !s.isEmpty());
             if (product.isPresent()) {

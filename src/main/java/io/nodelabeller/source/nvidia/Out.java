@@ -1,6 +1,7 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.label.Label;
+import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
@@ -16,9 +17,9 @@ import java.util.Set;
 final class Out {
 
     static final String PREFIX = "nvidia.com/";
-    static final String SOURCE = "nvidia";
+    static final String SOURCE = NvidiaSource.NAME;
     /** Inputs of a label computed from NVML and the PCI scan together. */
-    static final Set<String> NVML_AND_PCI = Set.of("nvidia", "pci");
+    static final Set<String> NVML_AND_PCI = Set.of(NvidiaSource.NAME, PciSource.NAME);
 
     private final Map<String, Label> labels = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();

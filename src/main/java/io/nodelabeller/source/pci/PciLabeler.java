@@ -23,26 +23,21 @@ public final class PciLabeler implements Labeler {
     }
 
     @Override
-    public String name() {
-        return "pci";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         String dir = "/sys/bus/pci/devices/*/";
         String fields = " <fields> is sources.pci.deviceLabelFields (default class,vendor) joined by '_'.";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.present", LabelValidity.NFD_PREFIX + "pci-0302_10de.present", "true", name(),
+                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.present", LabelValidity.NFD_PREFIX + "pci-0302_10de.present", "true", PciSource.NAME,
                         dir + "{class,vendor,device,subsystem_vendor,subsystem_device}",
                         "A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
                                 + fields),
                 LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.sriov.capable", LabelValidity.NFD_PREFIX + "pci-0207_15b3.sriov.capable",
-                        "true", name(), dir + "sriov_totalvfs",
+                        "true", PciSource.NAME, dir + "sriov_totalvfs",
                         "Such a device has a sriov_totalvfs file (any value, as NFD)."));
     }
 
     @Override
     public List<Label> labels(Features f) {
-        return devices.labels(f, name(), ".sriov.capable", "sriov_totalvfs");
+        return devices.labels(f, PciSource.NAME, ".sriov.capable", "sriov_totalvfs");
     }
 }

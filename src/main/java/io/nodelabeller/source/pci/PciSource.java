@@ -24,6 +24,9 @@ import java.util.regex.Pattern;
  */
 public final class PciSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "pci";
+
     static final String DEVICES = "/sys/bus/pci/devices";
     /** The files every device must have; also the canonical order of label fields. */
     public static final List<String> MANDATORY = List.of("class", "vendor", "device", "subsystem_vendor", "subsystem_device");
@@ -32,13 +35,8 @@ public final class PciSource implements Source {
     private static final Pattern HEX = Pattern.compile("[0-9a-f]{1,8}");
 
     @Override
-    public String name() {
-        return "pci";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
-        Features.Builder b = Features.builder(name()).instances("device");
+        Features.Builder b = Features.builder(NAME).instances("device");
         b.origin("device", host.path(DEVICES).toString());
         int index = 0;
         for (String entry : host.list(DEVICES)) {

@@ -18,13 +18,8 @@ import java.util.List;
 public final class StorageLabeler implements Labeler {
 
     @Override
-    public String name() {
-        return "storage";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", name(), "/sys/block/*/queue/rotational",
+        return List.of(LabelDoc.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", StorageSource.NAME, "/sys/block/*/queue/rotational",
                 "true", "Some block device is non-rotational (SSD, NVMe; loop and zram devices count too, as in NFD)."));
     }
 
@@ -41,7 +36,7 @@ public final class StorageLabeler implements Labeler {
         if (where.isEmpty()) {
             return List.of();
         }
-        return List.of(Label.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", "true", name(),
+        return List.of(Label.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", "true", StorageSource.NAME,
                 "storage.block rotational = '0' from " + Evidence.join(where, "/queue/rotational")));
     }
 }

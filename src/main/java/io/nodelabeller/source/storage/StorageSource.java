@@ -17,17 +17,15 @@ import java.util.Map;
  */
 public final class StorageSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "storage";
+
     static final String BLOCK = "/sys/block";
     private static final List<String> QUEUE_ATTRS = List.of("dax", "rotational", "nr_zones", "zoned");
 
     @Override
-    public String name() {
-        return "storage";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
-        Features.Builder b = Features.builder(name()).instances("block");
+        Features.Builder b = Features.builder(NAME).instances("block");
         b.origin("block", host.path(BLOCK).toString());
         int index = 0;
         for (String name : host.list(BLOCK)) {

@@ -20,18 +20,13 @@ public final class SystemLabeler implements Labeler {
     private static final List<String> FIELDS = List.of("ID", "VERSION_ID", "VERSION_ID.major", "VERSION_ID.minor");
 
     @Override
-    public String name() {
-        return "system";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         List<String> examples = List.of("ubuntu", "22.04", "22", "04");
         List<String> meanings = List.of("ID of the OS.", "VERSION_ID of the OS.", "First number of VERSION_ID.",
                 "Second number of VERSION_ID.");
         List<LabelDoc> out = new ArrayList<>();
         for (int i = 0; i < FIELDS.size(); i++) {
-            out.add(LabelDoc.of(LabelValidity.NFD_PREFIX + "system-os_release." + FIELDS.get(i), name(), "/etc/os-release",
+            out.add(LabelDoc.of(LabelValidity.NFD_PREFIX + "system-os_release." + FIELDS.get(i), SystemSource.NAME, "/etc/os-release",
                     examples.get(i), meanings.get(i)));
         }
         return out;
@@ -43,7 +38,7 @@ public final class SystemLabeler implements Labeler {
         for (String field : FIELDS) {
             String v = f.attribute("system.osrelease", field);
             if (v != null) {
-                out.add(Label.of(LabelValidity.NFD_PREFIX + "system-os_release." + field, v, name(),
+                out.add(Label.of(LabelValidity.NFD_PREFIX + "system-os_release." + field, v, SystemSource.NAME,
                         Evidence.attribute(f, "system.osrelease", field)));
             }
         }

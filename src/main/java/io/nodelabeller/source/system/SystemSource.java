@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  */
 public final class SystemSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "system";
+
     static final String OS_RELEASE = "/etc/os-release";
     static final String DMI_DIR = "/sys/devices/virtual/dmi/id";
 
@@ -39,13 +42,8 @@ public final class SystemSource implements Source {
     }
 
     @Override
-    public String name() {
-        return "system";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) {
-        Features.Builder b = Features.builder(name());
+        Features.Builder b = Features.builder(NAME);
         if (nodeName != null && !nodeName.isEmpty()) {
             b.attribute("name", "nodename", nodeName);
             b.origin("name", "environment variable NODE_NAME");

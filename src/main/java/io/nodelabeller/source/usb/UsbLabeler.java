@@ -24,14 +24,9 @@ public final class UsbLabeler implements Labeler {
     }
 
     @Override
-    public String name() {
-        return "usb";
-    }
-
-    @Override
     public List<LabelDoc> docs() {
         return List.of(LabelDoc.pattern(LabelValidity.NFD_PREFIX + "usb-<fields>.present", LabelValidity.NFD_PREFIX + "usb-ef_046b_ffb0.present", "true",
-                name(), "/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass",
+                UsbSource.NAME, "/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass",
                 "A device (or, for class 00, an interface) whose class starts with an entry of "
                         + "sources.usb.deviceClassWhitelist (default 0e, ef, fe, ff). <fields> is "
                         + "sources.usb.deviceLabelFields (default class,vendor,device) joined by '_'."));
@@ -39,6 +34,6 @@ public final class UsbLabeler implements Labeler {
 
     @Override
     public List<Label> labels(Features f) {
-        return devices.labels(f, name(), null, null);
+        return devices.labels(f, UsbSource.NAME, null, null);
     }
 }

@@ -23,6 +23,9 @@ import java.util.Set;
  */
 public final class UsbSource implements Source {
 
+    /** The source's name: its line in the catalog, the first part of its feature keys, the tag of its labels. */
+    public static final String NAME = "usb";
+
     static final String DEVICES = "/sys/bus/usb/devices";
     private static final Map<String, String> FILES = orderedFiles();
 
@@ -36,13 +39,8 @@ public final class UsbSource implements Source {
     }
 
     @Override
-    public String name() {
-        return "usb";
-    }
-
-    @Override
     public Features discover(HostFs host, Warnings warnings) {
-        Features.Builder b = Features.builder(name()).instances("device");
+        Features.Builder b = Features.builder(NAME).instances("device");
         b.origin("device", host.path(DEVICES).toString());
         int index = 0;
         for (String entry : host.listOrEmpty(DEVICES)) {

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CustomLabelerTest {
 
     private static LabelSet label(List<io.nodelabeller.config.rules.Rule> rules, Features f) {
-        return new Labelling(List.of(new CustomLabeler(rules)), LabelValidity.defaults(), null).label(f);
+        return new Labelling(Map.of(CustomLabeler.NAME, new CustomLabeler(rules)), LabelValidity.defaults(), null).label(f);
     }
 
     private static Features pci(String... vendors) {
@@ -80,7 +80,7 @@ class CustomLabelerTest {
                     - name: override-static
                       labels: {rdma.capable: "false"}
                 """);
-        LabelSet set = new Labelling(List.of(new CustomLabeler(c.sources().custom())), LabelValidity.defaults(), null)
+        LabelSet set = new Labelling(Map.of(CustomLabeler.NAME, new CustomLabeler(c.sources().custom())), LabelValidity.defaults(), null)
                 .label(pci("15b3"));
         assertEquals(Map.of("feature.node.kubernetes.io/plain", "true", "vendor.example.com/gpu", "yes",
                 "feature.node.kubernetes.io/rdma.capable", "false"), set.asMap());

@@ -67,7 +67,7 @@ class LocalSourceTest {
 
     @Test
     void gpuServerLabelsThroughLabelling() throws Exception {
-        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelValidity.defaults(), null)
+        LabelSet set = new Labelling(Map.of(LocalSource.NAME, new LocalLabeler()), LabelValidity.defaults(), null)
                 .label(discover(Hosts.root("gpu-server")));
         assertEquals(Map.of(
                 "feature.node.kubernetes.io/node-pool", "a100-inference",
@@ -104,7 +104,7 @@ class LocalSourceTest {
 
     @Test
     void hostileInvalidLabelsAreDroppedOthersKept() throws Exception {
-        LabelSet set = new Labelling(List.of(new LocalLabeler()), LabelValidity.defaults(), null)
+        LabelSet set = new Labelling(Map.of(LocalSource.NAME, new LocalLabeler()), LabelValidity.defaults(), null)
                 .label(discover(Hosts.root("hostile")));
         Map<String, String> labels = set.asMap();
         assertEquals("yes", labels.get("vendor.example.com/good"));
