@@ -29,15 +29,16 @@ class ArchitectureTest {
 
     /** Which of our top-level packages each top-level package may import (itself always allowed). */
     private static final Map<String, Set<String>> ALLOWED = Map.of(
+            "log", Set.of(),
             "feature", Set.of(),
             "nvml", Set.of(),
             "config", Set.of(),
             "label", Set.of("config", "feature"),
-            "source", Set.of("config", "feature", "nvml", "label"),
+            "source", Set.of("config", "feature", "nvml", "label", "log"),
             "catalog", Set.of("config", "feature", "nvml", "label", "source"),
-            "publish", Set.of("config", "feature", "label"),
-            "daemon", Set.of("config", "feature", "label", "source", "publish", "nvml"),
-            "cli", Set.of("config", "feature", "label", "source", "catalog", "publish", "daemon", "nvml"));
+            "publish", Set.of("config", "feature", "label", "log"),
+            "daemon", Set.of("config", "feature", "label", "source", "publish", "nvml", "log"),
+            "cli", Set.of("config", "feature", "label", "source", "catalog", "publish", "daemon", "nvml", "log"));
 
     /** A reference to one of our types: an import, or a fully-qualified name in the code. */
     private static final Pattern REFERENCE = Pattern.compile("io\\.nodelabeller\\.((?:[a-z]\\w*\\.)*)[A-Z]");

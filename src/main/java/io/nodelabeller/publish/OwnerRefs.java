@@ -2,11 +2,14 @@ package io.nodelabeller.publish;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.nodelabeller.log.ProblemLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Set;
 
@@ -15,7 +18,7 @@ import java.util.Set;
  * {@code pod} is the agent's own pod (env {@code POD_NAME}, {@code POD_UID}; no request), {@code ds} the DaemonSet
  * owning that pod (one GET of the pod), {@code node} the Node (one GET of the node). All with
  * {@code blockOwnerDeletion: false}, as nfd-worker sets them. Resolved at the first publish and kept; a reference
- * that cannot be resolved is left out with a warning (once), and tried again at the next publish unless the API
+ * that cannot be resolved is left out with a warning (when the problem appears, not at every publish), and tried again at the next publish unless the API
  * refused it (4xx).
  *
  * <p>A pod reference is never set without the DaemonSet reference when both are asked for: the object would be
@@ -40,7 +43,10 @@ public final class OwnerRefs {
     private final String nodeName;
     private final List<String> wanted;
     private final Pod pod;
-    private final Set<String> warned = new HashSet<>();
+    /** Problems are logged when they appear (NodeFeature: ...), not at every publish. */
+    private final ProblemLog problems = new ProblemLog(LOG, "NodeFeature");
+    /** The problems of the resolve in progress, by kind. */
+    private Map<String, String> found = new LinkedHashMap<>();
     private final Set<String> refused = new HashSet<>();
     private OwnerReference daemonSet;
     private OwnerReference node;
@@ -55,6 +61,7 @@ public final class OwnerRefs {
 
     /** The references to set now, in the configured order. */
     synchronized List<OwnerReference> resolve() {
+        found = new LinkedHashMap<>();
         List<OwnerReference> out = new ArrayList<>();
         for (String kind : wanted) {
             OwnerReference ref = switch (kind) {
@@ -69,15 +76,16 @@ public final class OwnerRefs {
         }
         if (wanted.contains("pod") && wanted.contains("ds") && daemonSet == null && pod.known()) {
             out.removeIf(r -> "Pod".equals(r.getKind()));
-            warnOnce("pod-without-ds", "no DaemonSet owner reference: leaving out the pod reference too, so that a"
+            problem("pod-without-ds", "no DaemonSet owner reference: leaving out the pod reference too, so that a"
                     + " pod restart does not garbage-collect the NodeFeature object");
         }
+        problems.report(found);
         return out;
     }
 
     private OwnerReference podRef() {
         if (!pod.known()) {
-            warnOnce("pod", "core.ownerRefs lists pod/ds but POD_NAME or POD_UID is not set (downward API"
+            problem("pod", "core.ownerRefs lists pod/ds but POD_NAME or POD_UID is not set (downward API"
                     + " metadata.name / metadata.uid): no pod owner reference");
             return null;
         }
@@ -101,7 +109,7 @@ public final class OwnerRefs {
             }
             if (daemonSet == null) {
                 refused.add("ds");
-                warnOnce("ds", "pod " + namespace + "/" + pod.name() + " has no DaemonSet owner: no ds owner reference");
+                problem("ds", "pod " + namespace + "/" + pod.name() + " has no DaemonSet owner: no ds owner reference");
             }
         } catch (ApiClient.Failure e) {
             failed("ds", "cannot read pod " + namespace + "/" + pod.name() + " for its DaemonSet", e);
@@ -131,14 +139,12 @@ public final class OwnerRefs {
         if (e.status >= 400 && e.status < 500) {
             refused.add(kind);
         }
-        warnOnce(kind, what + " (" + e.getMessage() + "): no " + kind + " owner reference"
+        problem(kind, what + " (" + e.getMessage() + "): no " + kind + " owner reference"
                 + (refused.contains(kind) ? "" : " this cycle"));
     }
 
-    private void warnOnce(String key, String message) {
-        if (warned.add(key)) {
-            LOG.warn("NodeFeature: {}", message);
-        }
+    private void problem(String kind, String message) {
+        found.put(kind, message);
     }
 
     private static OwnerReference ref(String apiVersion, String kind, String name, String uid) {

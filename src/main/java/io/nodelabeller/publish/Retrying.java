@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.log.ProblemLog;
 import java.time.Duration;
 import java.util.function.IntFunction;
 

@@ -3,6 +3,7 @@ package io.nodelabeller.source;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.feature.SourceStatus;
+import io.nodelabeller.log.ProblemLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,8 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,13 +35,15 @@ public final class Discovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(Discovery.class);
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** How the problem "the source failed" begins (a new cause is a new problem, logged again). */
+    private static final String FAILED = "failed, its labels are left out of this discovery (earlier ones are kept for a while): ";
 
     private final HostFs host;
     /** The sources by name, in discovery order. */
     private final Map<String, Source> sources;
     private final Duration timeout;
-    /** What was logged for each source in the last discovery: problems are logged when they start, not every cycle. */
-    private final Map<String, Set<String>> lastProblems = new HashMap<>();
+    /** Each source's problems: logged when they start, not every cycle. */
+    private final Map<String, ProblemLog> problems = new HashMap<>();
     /** Set by {@link #stop()}: no source is started any more, and the one running is not waited for. */
     private volatile boolean stopped;
     private volatile FutureTask<?> current;
@@ -180,20 +181,16 @@ public final class Discovery {
     }
 
     private void report(String source, List<String> warnings, String error) {
-        Set<String> now = new LinkedHashSet<>();
+        ProblemLog log = problems.computeIfAbsent(source, s -> new ProblemLog(LOG, "source " + s));
+        boolean wasFailing = log.current().stream().anyMatch(p -> p.startsWith(FAILED));
+        Map<String, String> now = new LinkedHashMap<>();
         if (error != null) {
-            now.add("failed, its labels are left out of this discovery (earlier ones are kept for a while): " + error);
+            now.put(FAILED + error, FAILED + error);
         }
-        warnings.forEach(now::add);
-        Set<String> before = lastProblems.getOrDefault(source, Set.of());
-        for (String problem : now) {
-            if (!before.contains(problem)) {
-                LOG.warn("source {}: {}", source, problem);
-            }
-        }
-        if (error == null && before.stream().anyMatch(p -> p.startsWith("failed,"))) {
+        warnings.forEach(w -> now.put(w, w));
+        log.report(now);
+        if (error == null && wasFailing) {
             LOG.info("source {}: discovers again", source);
         }
-        lastProblems.put(source, now);
     }
 }

@@ -5,14 +5,16 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
+import io.nodelabeller.log.ProblemLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * The {@code nvidia.com/*} labels (GFD-compatible): small {@link GpuLabeler}s merged in GFD's order with
@@ -44,8 +46,10 @@ public final class NvidiaLabeler implements Labeler {
     private final GpuLabeler present = new PresenceLabeler();
     private final GpuLabeler stamp;
     private final List<GpuLabeler> nvml;
-    private Set<String> lastNotes = Set.of();
-    private boolean lastUnusable;
+    /** The GPU labelers' notes (several models, an invalid MIG layout...). */
+    private final ProblemLog problems = new ProblemLog(LOG, null);
+    /** Why the NVML-derived labels are left out, while they are. */
+    private final ProblemLog nvmlState = new ProblemLog(LOG, null);
 
     public NvidiaLabeler(DevicePluginConfig dp, Instant start, boolean noTimestamp) {
         this.timestamp = !noTimestamp && !dp.gfd().noTimestamp();
@@ -84,28 +88,18 @@ public final class NvidiaLabeler implements Labeler {
 
     /** Logs what is new since the last cycle: one line per state change, never the same line every cycle. */
     private void report(GpuFacts facts, List<String> notes) {
-        Set<String> now = new LinkedHashSet<>(notes);
+        Map<String, String> now = new LinkedHashMap<>();
+        notes.forEach(n -> now.put(n, n));
+        problems.report(now);
         String unusable = whyUnusable(facts);
-        if (unusable != null) {
-            now.add(unusable);
+        if (unusable == null) {
+            nvmlState.ok("NVML available: " + facts.gpus().size() + " GPU(s)");
+            return;
         }
-        for (String n : now) {
-            if (lastNotes.contains(n)) {
-                continue;
-            }
-            // Only informative on nodes without any NVIDIA GPU: NVML is expected to be missing there, but the
-            // operator running print on such a machine should still learn in one line why no GPU labels appear.
-            if (n.equals(unusable) && !facts.pciGpuPresent() && facts.failedGpus().isEmpty()) {
-                LOG.info("{}", n);
-            } else {
-                LOG.warn("{}", n);
-            }
-        }
-        if (unusable == null && lastUnusable) {
-            LOG.info("NVML available: {} GPU(s)", facts.gpus().size());
-        }
-        lastUnusable = unusable != null;
-        lastNotes = now;
+        // Only informative on nodes without any NVIDIA GPU: NVML is expected to be missing there, but the operator
+        // running print on such a machine should still learn in one line why no GPU labels appear.
+        boolean expected = !facts.pciGpuPresent() && facts.failedGpus().isEmpty();
+        nvmlState.report(Map.of(unusable, unusable), expected ? Level.INFO : Level.WARN);
     }
 
     /** Why no NVML-derived label is produced this cycle, or null when they are. */
