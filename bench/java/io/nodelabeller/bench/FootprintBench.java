@@ -172,6 +172,8 @@ class FootprintBench {
                     HttpResponse.BodyHandlers.ofString()).body();
             p.destroy(); // SIGTERM
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM");
+            // kept for reading (with -XX:NativeMemoryTracking=summary -XX:+PrintNMTStatistics, the JVM's own breakdown)
+            Files.copy(log, REPORT.resolveSibling("run.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             assertEquals(0, p.exitValue(), Files.readString(log));
             double cycles = metric(metrics, "node_labeller_cycle_duration_seconds_count");
             double seconds = metric(metrics, "node_labeller_cycle_duration_seconds_sum");

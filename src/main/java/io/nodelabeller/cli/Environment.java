@@ -18,6 +18,8 @@ record Environment(Map<String, String> vars) {
     static final String POD_NAME = "POD_NAME";
     static final String POD_UID = "POD_UID";
     static final String POD_NAMESPACE = "POD_NAMESPACE";
+    /** The root log level (TRACE, DEBUG, INFO, WARN, ERROR); INFO when unset or unknown ({@link LogSetup}). */
+    static final String LOG_LEVEL = "NODE_LABELLER_LOG_LEVEL";
 
     Environment {
         vars = Map.copyOf(vars);

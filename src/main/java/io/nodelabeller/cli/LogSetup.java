@@ -1,0 +1,50 @@
+package io.nodelabeller.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.spi.ContextAwareBase;
+import org.slf4j.Logger;
+
+/**
+ * node-labeller's logging, set up in code: one line per event on stderr (stdout carries only what {@code print} and
+ * {@code explain} print), {@code <time> <LEVEL> <class>: <message>}; the root level from
+ * {@code NODE_LABELLER_LOG_LEVEL} (default INFO); the libraries' chatter (Quartz, fabric8, JNA) at WARN.
+ *
+ * <p>Logback finds this class through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator} (its
+ * documented way to configure without a file) and reads no {@code logback.xml}: the XML configurator loads some 500
+ * classes and costs ~30 ms at every start.
+ */
+public final class LogSetup extends ContextAwareBase implements Configurator {
+
+    static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0}: %msg%n";
+
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        encoder.setContext(context);
+        encoder.setPattern(PATTERN);
+        encoder.start();
+        ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
+        stderr.setContext(context);
+        stderr.setName("STDERR");
+        stderr.setTarget("System.err");
+        stderr.setEncoder(encoder);
+        stderr.start();
+        for (String library : new String[] {"org.quartz", "io.fabric8", "com.sun.jna"}) {
+            context.getLogger(library).setLevel(Level.WARN);
+        }
+        ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(rootLevel(Environment.system().get(Environment.LOG_LEVEL)));
+        root.addAppender(stderr);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** The level named (any case), INFO when the name is empty or no level's. */
+    static Level rootLevel(String name) {
+        return Level.toLevel(name, Level.INFO);
+    }
+}
