@@ -18,7 +18,8 @@ COPY src src
 ARG REVISION=unknown
 RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -DskipTests -Dbuild.revision=${REVISION}
 COPY bin bin
-# jdeps -> jlink -> training run of `print` -> AppCDS archive, all under /opt/node-labeller (see the script).
+# jdeps -> jlink -> training runs of `print` and of the daemon (against bin/CdsTraining.java's loopback API
+# server) -> AppCDS archive, all under /opt/node-labeller (see the script).
 RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
 
 FROM debian:bookworm-slim

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds node-labeller's runtime: a jlink'd Java with only the modules the jar needs, the jar, the JVM
-# flags and a class-data-sharing (AppCDS) archive trained by a run of `print`.
+# flags and a class-data-sharing (AppCDS) archive trained by runs of `print` and of the daemon.
 #
 #   bin/build-runtime.sh JAR OUTDIR
 #
@@ -54,16 +54,15 @@ cp "$jar" "$out/lib/node-labeller.jar"
 cp "$here/jvm.options" "$out/jvm.options"
 java="$out/runtime/bin/java"
 
-# Class-data sharing: record the classes a `print` loads, then dump them (with the JDK classes they need)
-# into a static archive. Same flags as production, so the archive matches at run time. The training
-# reads the build machine's own host; its output is thrown away.
-# A config file takes the YAML path the daemon takes at start.
-printf 'core:\n  sleepInterval: 60s\n' > "$out/lib/training.yaml"
-"$java" "@$out/jvm.options" -Xshare:off -XX:DumpLoadedClassList="$out/lib/classes.lst" \
-  -jar "$out/lib/node-labeller.jar" print --no-timestamp --config "$out/lib/training.yaml" > /dev/null
+# Class-data sharing: record the classes that `print` and the daemon (`run`, against a loopback API server made
+# for the training: bin/CdsTraining.java) load, then dump them (with the JDK classes they need) into a static
+# archive. Same flags as production, so the archive maps at run time. The training reads the build machine's own
+# host; its output is thrown away.
+"$JAVA_HOME/bin/java" "$here/CdsTraining.java" "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" \
+  "$out/lib/classes.lst"
 "$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
   -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log"
-rm "$out/lib/classes.lst" "$out/lib/cds-dump.log" "$out/lib/training.yaml"
+rm "$out/lib/classes.lst" "$out/lib/cds-dump.log"
 
 # Argfiles do not nest, so the launch file is jvm.options followed by the archive and the jar.
 { cat "$out/jvm.options"; cat <<ARGS

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.nodelabeller.testing.TestKubeconfig;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.BeforeAll;
@@ -113,6 +112,61 @@ class FootprintBench {
         }
     }
 
+    /** Wall seconds of {@code cmd}, started and waited for from here, {@link #RUNS} times. */
+    private static List<Double> walls(List<String> cmd, Map<String, String> env) throws Exception {
+        List<Double> out = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(tmp.resolve("wall.txt").toFile());
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().putAll(env);
+            long start = System.nanoTime();
+            Process p = pb.start();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "timed out: " + cmd);
+            out.add((System.nanoTime() - start) / 1e9);
+            assertEquals(0, p.exitValue(), Files.readString(tmp.resolve("wall.txt")));
+        }
+        return out;
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
+    /**
+     * Start-up against the runtime's own floor: {@code java -version} of the same runtime, {@code print} on the
+     * cloud-vm tree, and the time to first label: {@code once} on the gpu-server tree (fake NVML) against a loopback
+     * mock API server, from process start to the node patched and the process gone. Medians of {@link #RUNS}.
+     */
+    @Test
+    void startupAgainstJavaVersionAndTimeToFirstLabel() throws Exception {
+        List<Double> version = walls(List.of(RT.resolve("runtime/bin/java").toString(), "-version"), Map.of());
+        List<Double> print = walls(java("print", "--no-timestamp", "--host-root", Hosts.root("cloud-vm").toString(),
+                "--nvml-library", "/nonexistent/libnvidia-ml.so.1"), Map.of());
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        List<Double> once;
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
+                    .create();
+            once = walls(java("once", "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library",
+                    gpuServerNvml().toString(), "--node-name", "bench-node"), Map.of("HOME", tmp.toString(),
+                    "KUBECONFIG", tmp.resolve("none").toString(), "KUBERNETES_MASTER", client.getMasterUrl().toString(),
+                    "KUBERNETES_AUTH_TOKEN", "bench-token"));
+            assertTrue(client.nodes().withName("bench-node").get().getMetadata().getLabels()
+                    .containsKey("nvidia.com/gpu.product"), "once labelled the node");
+        } finally {
+            server.destroy();
+        }
+        double v = median(version);
+        report(String.format("java -version: median %.3f s %s", v, version));
+        report(String.format("print cloud-vm: median %.3f s (%.1fx java -version) %s", median(print), median(print) / v, print));
+        report(String.format("once gpu-server -> node patched -> exit: median %.3f s (%.1fx java -version) %s",
+                median(once), median(once) / v, once));
+    }
+
     @Test
     void cycleCostOnTheGpuServer() throws Exception {
         String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
@@ -130,15 +184,20 @@ class FootprintBench {
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();
-            Path kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString());
             Path config = tmp.resolve("bench.yaml");
             Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
             Path log = tmp.resolve("run.log");
+            // configured as in a pod (no kubeconfig to parse): fabric8 reads the API server from the environment,
+            // as it reads KUBERNETES_SERVICE_HOST and the service account in-cluster
             ProcessBuilder pb = new ProcessBuilder(java("run", "--config", config.toString(),
                     "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", gpuServerNvml().toString(),
-                    "--node-name", "bench-node", "--kubeconfig", kubeconfig.toString()))
+                    "--node-name", "bench-node"))
                     .redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().remove("KUBECONFIG");
+            pb.environment().put("HOME", tmp.toString());
+            pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
+            pb.environment().put("KUBERNETES_AUTH_TOKEN", "bench-token");
             Process p = pb.start();
             Path status = Path.of("/proc", Long.toString(p.pid()), "status");
             long hwm = 0;

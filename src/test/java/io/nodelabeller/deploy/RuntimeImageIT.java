@@ -1,5 +1,10 @@
 package io.nodelabeller.deploy;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -7,9 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +77,50 @@ class RuntimeImageIT {
         assertEquals(0, slim.code(), slim.out());
         assertTrue(slim.stdout().contains("feature.node.kubernetes.io/kernel-version.full="), slim.out());
         assertEquals(full.stdout(), slim.stdout());
+    }
+
+    /**
+     * The daemon with the production flags (bin/jvm.options, -Xshare:on: the archive must map) against a loopback
+     * API server: it labels its node, and SIGTERM ends it with exit 0. The API server is configured from the
+     * environment, as in a pod (no kubeconfig).
+     */
+    @Test
+    void runWithTheProductionFlagsLabelsItsNodeAndStopsOnSigterm() throws Exception {
+        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), new MockWebServer(),
+                new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("it-node").endMetadata().build()).create();
+            Path config = tmp.resolve("run.yaml");
+            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
+            Path log = tmp.resolve("run.log");
+            ProcessBuilder pb = new ProcessBuilder(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node",
+                    "--host-root", Hosts.root("cloud-vm").toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1"))
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().remove("KUBECONFIG");
+            pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp);
+            pb.environment().put("HOME", tmp.toString());
+            pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
+            pb.environment().put("KUBERNETES_AUTH_TOKEN", "it-token");
+            Process p = pb.start();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < end && p.isAlive() && !client.nodes().withName("it-node").get()
+                        .getMetadata().getLabels().containsKey("feature.node.kubernetes.io/kernel-version.full")) {
+                    Thread.sleep(200);
+                }
+                assertTrue(client.nodes().withName("it-node").get().getMetadata().getLabels()
+                        .containsKey("feature.node.kubernetes.io/kernel-version.full"), Files.readString(log));
+                p.destroy(); // SIGTERM
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM:\n" + Files.readString(log));
+                assertEquals(0, p.exitValue(), Files.readString(log));
+            } finally {
+                p.destroyForcibly();
+            }
+        } finally {
+            server.destroy();
+        }
     }
 
     @Test
