@@ -167,6 +167,53 @@ class FootprintBench {
                 median(once), median(once) / v, once));
     }
 
+    /**
+     * The big host (BigHost: 2000 PCI devices, 256 CPUs, 64 block and 64 network devices, 16 NUMA nodes), full size
+     * and half: the files one cycle reads are recorded with JFR's file-read events (threshold 0) in this JVM, then
+     * BigHostBench times the cycle against a plain loop over those files on the production runtime.
+     */
+    @Test
+    void bigHostCycleAgainstAPlainRead() throws Exception {
+        for (int divisor : new int[] {2, 1}) {
+            Path root = BigHost.generate(Hosts.root("gpu-server"), Path.of("target/bench/big-host-" + divisor).toAbsolutePath(), divisor);
+            Path reads = Path.of("target/bench/big-host-" + divisor + "-reads.txt");
+            Files.write(reads, readsOfOneCycle(root));
+            String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
+            String out = exec(List.of(RT.resolve("runtime/bin/java").toString(),
+                    "@" + RT.resolve("jvm.options").toAbsolutePath(), "-cp", cp, BigHostBench.class.getName(),
+                    root.toString(), reads.toString(), "20", "100"), 600);
+            report((divisor == 1 ? "full size: " : "half size: ") + out.lines().filter(l -> l.startsWith("big host"))
+                    .findFirst().orElse(out));
+        }
+    }
+
+    /** The regular files under {@code root} that one discovery reads, in the order it reads them. */
+    private static List<String> readsOfOneCycle(Path root) throws Exception {
+        io.nodelabeller.config.Config config = io.nodelabeller.config.Config.DEFAULT;
+        io.nodelabeller.config.Options options = new io.nodelabeller.config.Options(root, "/nonexistent/libnvidia-ml.so.1",
+                null, true, null);
+        io.nodelabeller.source.Discovery discovery = new io.nodelabeller.source.Discovery(new io.nodelabeller.source.HostFs(root),
+                io.nodelabeller.catalog.Catalog.sources(config, options, config.core().featureSources()));
+        discovery.discover(); // warm: class loading reads jars, not the host
+        Path jfr = tmp.resolve("reads.jfr");
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            recording.enable("jdk.FileRead").withThreshold(Duration.ZERO);
+            recording.start();
+            discovery.discover();
+            recording.stop();
+            recording.dump(jfr);
+        }
+        java.util.LinkedHashSet<String> files = new java.util.LinkedHashSet<>();
+        for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(jfr)) {
+            String path = e.getString("path");
+            if (path != null && path.startsWith(root.toString()) && Files.isRegularFile(Path.of(path))) {
+                files.add(path);
+            }
+        }
+        assertTrue(files.size() > 1000, "JFR saw the cycle's reads: " + files.size());
+        return List.copyOf(files);
+    }
+
     @Test
     void cycleCostOnTheGpuServer() throws Exception {
         String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -85,20 +86,46 @@ public final class HostFs {
 
     /** The file's content with surrounding white space trimmed, or empty when it is missing or unreadable. */
     public Optional<String> readTrimmed(String hostPath) {
+        return readOptional(hostPath).map(String::trim);
+    }
+
+    /** The file's lines, or empty when it is missing or unreadable. */
+    public List<String> readLines(String hostPath) {
+        return readOptional(hostPath).map(t -> t.lines().toList()).orElse(List.of());
+    }
+
+    /**
+     * The file's text, or empty when it cannot be read. Optional files are often simply missing (a PCI device
+     * without SR-IOV has no {@code sriov_totalvfs}): that costs one or two {@code stat}s here, not an exception.
+     */
+    private Optional<String> readOptional(String hostPath) {
         try {
-            return Optional.of(read(hostPath).trim());
+            Path file = path(hostPath);
+            File f = file.toFile();
+            if (f.isFile()) {
+                return Optional.of(readRegular(file));
+            }
+            if (!f.exists()) {
+                return Optional.empty();
+            }
+            return Optional.of(readBytes(file)); // something else is there: say what (once), as read does
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
     }
 
-    /** The file's lines, or empty when it is missing or unreadable. */
-    public List<String> readLines(String hostPath) {
-        try {
-            return read(hostPath).lines().toList();
-        } catch (IOException | RuntimeException e) {
-            return List.of();
-        }
+    /**
+     * The size and modification time of a file (links followed), or empty when there is none: lets a source keep
+     * what it parsed from a large file that has not changed since.
+     */
+    public Optional<Stamp> stamp(String hostPath) {
+        File f = path(hostPath).toFile();
+        long modified = f.lastModified();
+        return modified == 0L && !f.exists() ? Optional.empty() : Optional.of(new Stamp(f.length(), modified));
+    }
+
+    /** A file's size and modification time (milliseconds), as {@link #stamp} reads them. */
+    public record Stamp(long size, long modifiedMillis) {
     }
 
     /**
@@ -127,6 +154,10 @@ public final class HostFs {
 
     private static String readBytes(Path file) throws IOException {
         requireRegularFile(file);
+        return readRegular(file);
+    }
+
+    private static String readRegular(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
             byte[] data = in.readNBytes(MAX_FILE_BYTES + 1);
             if (data.length > MAX_FILE_BYTES) {

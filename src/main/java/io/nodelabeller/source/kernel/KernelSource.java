@@ -28,6 +28,7 @@ public final class KernelSource implements Source {
     private static final Pattern VERSION = Pattern.compile("^(\\d+)(\\.(\\d+))?(\\.(\\d+))?(-.*)?$");
 
     private final KernelConfig config;
+    private final KernelConfigFile configFiles = new KernelConfigFile();
 
     public KernelSource(KernelConfig config) {
         this.config = config;
@@ -56,7 +57,7 @@ public final class KernelSource implements Source {
             warnings.warn("kernel: osrelease '" + raw + "' cannot name files; no version-specific config or modules.builtin");
         }
         String ver = usable ? raw : null;
-        KernelConfigFile.Found kconfig = KernelConfigFile.find(host, config.kconfigFile(), ver, warnings);
+        KernelConfigFile.Found kconfig = configFiles.find(host, config.kconfigFile(), ver, warnings);
         if (kconfig != null) {
             b.attributes("config", kconfig.options());
             b.origin("config", host.path(kconfig.hostPath()).toString());

@@ -37,14 +37,15 @@ public final class PciSource implements Source {
     @Override
     public Features discover(HostFs host, Warnings warnings) throws IOException {
         Features.Builder b = Features.builder(NAME).instances("device");
-        b.origin("device", host.path(DEVICES).toString());
+        String devices = host.path(DEVICES).toString();
+        b.origin("device", devices);
         int index = 0;
         for (String entry : host.list(DEVICES)) {
             String dir = DEVICES + "/" + entry;
             Optional<Map<String, String>> attrs = readDevice(host, dir, warnings);
             if (attrs.isPresent()) {
                 b.instance("device", attrs.get());
-                b.origin("device[" + index++ + "]", host.path(dir).toString());
+                b.origin("device[" + index++ + "]", devices + "/" + entry); // host.path(dir), without a Path per device
             }
         }
         return b.build();

@@ -102,6 +102,31 @@ class KernelConfigAndModulesTest {
         assertTrue(warnings.get(0).contains("kconfigFile /etc/nope.config"), warnings.toString());
     }
 
+    /**
+     * One source instance lives for the process: it parses the config once and again only when the file's size or
+     * modification time changes. Shown by a rewrite that keeps both (the old value stays) and one that does not.
+     */
+    @Test
+    void theConfigIsParsedAgainOnlyWhenItsFileChanged() throws Exception {
+        write("/proc/sys/kernel/osrelease", VER + "\n");
+        Path config = write("/boot/config-" + VER, "CONFIG_PREEMPT=y\n");
+        java.nio.file.attribute.FileTime modified = Files.getLastModifiedTime(config);
+        KernelSource source = new KernelSource(KernelConfig.DEFAULT);
+        HostFs host = new HostFs(root);
+        assertEquals("y", source.discover(host, w -> { }).attribute("kernel.config", "PREEMPT"));
+
+        Files.writeString(config, "CONFIG_PREEMPT=m\n"); // same size
+        Files.setLastModifiedTime(config, modified); // and the same time: taken as unchanged
+        assertEquals("y", source.discover(host, w -> { }).attribute("kernel.config", "PREEMPT"), "kept, not re-read");
+
+        Files.setLastModifiedTime(config, java.nio.file.attribute.FileTime.fromMillis(modified.toMillis() + 60_000));
+        assertEquals("m", source.discover(host, w -> { }).attribute("kernel.config", "PREEMPT"), "changed: parsed again");
+
+        Files.writeString(config, "CONFIG_PREEMPT=y\nCONFIG_NO_HZ=y\n"); // another size
+        Files.setLastModifiedTime(config, java.nio.file.attribute.FileTime.fromMillis(modified.toMillis() + 60_000));
+        assertEquals("y", source.discover(host, w -> { }).attribute("kernel.config", "NO_HZ"));
+    }
+
     @Test
     void parsesValuesAsNfd() {
         Map<String, String> opts = KernelConfigFile.parse("""
