@@ -3,8 +3,8 @@
 # latter with the fake NVML), print and the time to first label (`once` against a loopback API server) against the
 # runtime's own `java -version`, the cost of one cycle on the gpu-server tree, and `run` against a loopback fabric8
 # mock API server (VmRSS/RssAnon/VmHWM/Threads sampled from /proc every second). Production runtime and flags
-# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: DAEMON_SECONDS plus about 1.5 minutes, plus the
-# build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
+# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: DAEMON_SECONDS plus about 4 minutes (the big host: a
+# tree generated under target/bench), plus the build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
 #
 #   bench/footprint.sh [DAEMON_SECONDS]        results: stdout and target/bench/footprint.txt
 set -eu
