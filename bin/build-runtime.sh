@@ -54,6 +54,25 @@ cp "$jar" "$out/lib/node-labeller.jar"
 cp "$here/jvm.options" "$out/jvm.options"
 java="$out/runtime/bin/java"
 
+# JNA's native stub, taken out of the jar once here: otherwise JNA writes it to a temp file at every start (which
+# also pulls in SecureRandom for the file's name). jna.boot.library.path (in the launch file below) points at it.
+case "$(uname -m)" in
+  x86_64) jna_arch=linux-x86-64 ;;
+  aarch64|arm64) jna_arch=linux-aarch64 ;;
+  *) jna_arch=linux-$(uname -m) ;;
+esac
+mkdir -p "$out/lib/native"
+(cd "$out/lib/native" && "$JAVA_HOME/bin/jar" xf "$out/lib/node-labeller.jar" "com/sun/jna/$jna_arch/libjnidispatch.so")
+if [ -s "$out/lib/native/com/sun/jna/$jna_arch/libjnidispatch.so" ]; then
+  mv "$out/lib/native/com/sun/jna/$jna_arch/libjnidispatch.so" "$out/lib/native/libjnidispatch.so"
+  rm -rf "$out/lib/native/com"
+  jna_flag="-Djna.boot.library.path=$out/lib/native"
+else
+  rm -rf "$out/lib/native"
+  jna_flag="-Djna.nounpack=false"
+  echo "no JNA stub for $jna_arch in the jar: JNA unpacks it at every start"
+fi
+
 # Class-data sharing: record the classes that `print` and the daemon (`run`, against a loopback API server made
 # for the training: bin/CdsTraining.java) load, then dump them (with the JDK classes they need) into a static
 # archive. Same flags as production, so the archive maps at run time. The training reads the build machine's own
@@ -66,6 +85,7 @@ rm "$out/lib/classes.lst" "$out/lib/cds-dump.log"
 
 # Argfiles do not nest, so the launch file is jvm.options followed by the archive and the jar.
 { cat "$out/jvm.options"; cat <<ARGS
+$jna_flag
 -XX:SharedArchiveFile=$out/lib/node-labeller.jsa
 -jar
 $out/lib/node-labeller.jar

@@ -32,7 +32,12 @@ final class CycleSetup implements AutoCloseable {
         this.cycle = cycle;
     }
 
-    static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube) throws CommandFailed {
+    /**
+     * @param daemon true for {@code run} (the node publisher keeps a watch on the node between cycles), false for
+     *               {@code once} (one cycle: a watch would be opened only to be closed)
+     */
+    static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
+            throws CommandFailed {
         kube.check();
         Config config;
         try {
@@ -57,7 +62,7 @@ final class CycleSetup implements AutoCloseable {
                 Catalog.selectLabelers(config.core().labelSources()));
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics);
+            outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics, daemon);
         } catch (Outputs.Unavailable e) {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);

@@ -10,7 +10,7 @@ final class OnceCommand extends KubeCommand {
 
     @Override
     public Integer call() {
-        try (CycleSetup p = CycleSetup.setUp(spec, common, kube)) {
+        try (CycleSetup p = CycleSetup.setUp(spec, common, kube, false)) {
             Cycle.Outcome outcome = p.cycle.run();
             if (outcome.fatal() != null) {
                 spec.commandLine().getErr().println("node-labeller once: " + outcome.fatal());

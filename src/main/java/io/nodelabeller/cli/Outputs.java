@@ -51,8 +51,8 @@ final class Outputs implements AutoCloseable {
      * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
      * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
      */
-    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Environment env, Metrics metrics)
-            throws Unavailable {
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Environment env, Metrics metrics,
+                          boolean daemon) throws Unavailable {
         boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
         boolean kubernetes = wantsKubernetes && !core.noPublish();
         if (!wantsKubernetes && config.featuresFile().isEmpty()) {
@@ -70,7 +70,7 @@ final class Outputs implements AutoCloseable {
                 client = client(kube);
             }
             if (config.node() && kubernetes) {
-                out.add(nodePublisher(client, kube.nodeName, core.sleepInterval(), metrics));
+                out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics));
             }
             if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
@@ -115,10 +115,15 @@ final class Outputs implements AutoCloseable {
         return podNamespace != null && !podNamespace.isBlank() ? podNamespace : DEFAULT_NAMESPACE;
     }
 
-    /** The Node publisher, reporting patches and API errors to the metrics. */
+    /**
+     * The Node publisher, reporting patches and API errors to the metrics. {@code interval} is the daemon's cycle
+     * interval; null for a single cycle ({@code once}), which needs no watch on the node.
+     */
     static Publisher nodePublisher(KubernetesClient client, String nodeName, java.time.Duration interval, Metrics metrics) {
         NodePublisher.Settings settings = NodePublisher.Settings.defaults();
-        if (!interval.isZero()) {
+        if (interval == null) {
+            settings = settings.withWatchTimeout(null);
+        } else if (!interval.isZero()) {
             settings = settings.withCycleInterval(interval);
         }
         return new NodePublisher(client, nodeName, settings, events(metrics));

@@ -9,7 +9,7 @@ final class RunCommand extends KubeCommand {
 
     @Override
     public Integer call() throws InterruptedException {
-        try (CycleSetup p = CycleSetup.setUp(spec, common, kube)) {
+        try (CycleSetup p = CycleSetup.setUp(spec, common, kube, true)) {
             return RunDaemon.run(spec, p);
         } catch (CommandFailed e) {
             return e.exitCode;

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -166,6 +167,29 @@ class DaemonCommandsTest {
             node = client.nodes().withName("worker-1").get();
             assertEquals(Map.of("team", "ml"), node.getMetadata().getLabels());
             assertEquals(Map.of("owner", "équipe"), node.getMetadata().getAnnotations());
+        } finally {
+            server.destroy();
+        }
+    }
+
+    /** once publishes one cycle and exits: it reads and patches its node, and opens no watch on it (run does). */
+    @Test
+    void onceReadsAndPatchesItsNodeWithoutWatchingIt() throws Exception {
+        KubernetesMockServer server = crudServer();
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-3").endMetadata().build()).create();
+            while (server.takeRequest(50, TimeUnit.MILLISECONDS) != null) {
+                // the test's own create
+            }
+            CliTest.Result r = CliTest.run("once", "--host-root", host(), "--node-name", "worker-3",
+                    "--kubeconfig", kubeconfigFor(client).toString());
+            assertEquals(0, r.code(), r.err());
+            List<String> requests = new ArrayList<>();
+            for (var q = server.takeRequest(200, TimeUnit.MILLISECONDS); q != null; q = server.takeRequest(200, TimeUnit.MILLISECONDS)) {
+                requests.add(q.getMethod() + " " + q.getPath());
+            }
+            assertTrue(requests.stream().anyMatch(q -> q.startsWith("PATCH /api/v1/nodes/worker-3")), requests.toString());
+            assertTrue(requests.stream().noneMatch(q -> q.contains("watch=true")), "no watch: " + requests);
         } finally {
             server.destroy();
         }

@@ -80,6 +80,25 @@ class RuntimeImageIT {
     }
 
     /**
+     * NVML through JNA on the runtime (the fake libnvidia-ml of the tests): JNA's native stub comes from the
+     * runtime, taken out of the jar at build time, not from a temp file written at every start.
+     */
+    @Test
+    void jnaUsesTheRuntimesOwnStub() throws Exception {
+        Path nvml = io.nodelabeller.testing.FakeNvml.nvml().gpus(1, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("nvml"));
+        Path jnaTmp = Files.createDirectories(tmp.resolve("jna-tmp"));
+        Run r = run(runtimeJava("print", "--no-timestamp", "--host-root", Hosts.root("gpu-server").toString(),
+                "--nvml-library", nvml.toString()),
+                Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.debug_load.jna=true -Djna.tmpdir=" + jnaTmp), 60);
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.stdout().contains("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"), r.out());
+        // JNA says where it found its stub (java.util.logging on stderr, with jna.debug_load.jna)
+        assertTrue(r.out().contains("Found jnidispatch at " + OUT.resolve("lib/native/libjnidispatch.so").toAbsolutePath()),
+                r.out());
+    }
+
+    /**
      * The daemon with the production flags (bin/jvm.options, -Xshare:on: the archive must map) against a loopback
      * API server: it labels its node, and SIGTERM ends it with exit 0. The API server is configured from the
      * environment, as in a pod (no kubeconfig).
