@@ -8,6 +8,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.nodelabeller.testing.FakeNvml;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,9 +153,8 @@ class FootprintBench {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();
             once = walls(java("once", "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library",
-                    gpuServerNvml().toString(), "--node-name", "bench-node"), Map.of("HOME", tmp.toString(),
-                    "KUBECONFIG", tmp.resolve("none").toString(), "KUBERNETES_MASTER", client.getMasterUrl().toString(),
-                    "KUBERNETES_AUTH_TOKEN", "bench-token"));
+                    gpuServerNvml().toString(), "--node-name", "bench-node"),
+                    TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
             assertTrue(client.nodes().withName("bench-node").get().getMetadata().getLabels()
                     .containsKey("nvidia.com/gpu.product"), "once labelled the node");
         } finally {
@@ -241,10 +241,7 @@ class FootprintBench {
                     "--node-name", "bench-node"))
                     .redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().remove("JAVA_TOOL_OPTIONS");
-            pb.environment().remove("KUBECONFIG");
-            pb.environment().put("HOME", tmp.toString());
-            pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
-            pb.environment().put("KUBERNETES_AUTH_TOKEN", "bench-token");
+            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
             Process p = pb.start();
             Path status = Path.of("/proc", Long.toString(p.pid()), "status");
             long hwm = 0;

@@ -3,6 +3,7 @@ package io.nodelabeller.log;
 import org.slf4j.Logger;
 import org.slf4j.event.Level;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +31,18 @@ public final class ProblemLog {
     /** One problem of one kind, which replaces whatever was reported before; new kinds are logged at WARN. */
     public void failed(String kind, String message) {
         report(Map.of(kind, message), Level.WARN);
+    }
+
+    /** The problems now, each its own kind (a message with no variable part); new ones are logged at WARN. */
+    public void report(Collection<String> now) {
+        report(now, Level.WARN);
+    }
+
+    /** As {@link #report(Collection)}, new ones logged at {@code level}. */
+    public void report(Collection<String> now, Level level) {
+        Map<String, String> byKind = new LinkedHashMap<>();
+        now.forEach(p -> byKind.put(p, p));
+        report(byKind, level);
     }
 
     /** The problems now, kind to message (in the order to log them); new kinds are logged at WARN. */

@@ -183,11 +183,11 @@ public final class Discovery {
     private void report(String source, List<String> warnings, String error) {
         ProblemLog log = problems.computeIfAbsent(source, s -> new ProblemLog(LOG, "source " + s));
         boolean wasFailing = log.current().stream().anyMatch(p -> p.startsWith(FAILED));
-        Map<String, String> now = new LinkedHashMap<>();
+        List<String> now = new ArrayList<>();
         if (error != null) {
-            now.put(FAILED + error, FAILED + error);
+            now.add(FAILED + error);
         }
-        warnings.forEach(w -> now.put(w, w));
+        now.addAll(warnings);
         log.report(now);
         if (error == null && wasFailing) {
             LOG.info("source {}: discovers again", source);

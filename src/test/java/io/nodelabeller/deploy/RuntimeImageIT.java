@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -116,12 +117,8 @@ class RuntimeImageIT {
             ProcessBuilder pb = new ProcessBuilder(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node",
                     "--host-root", Hosts.root("cloud-vm").toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1"))
                     .redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
-            pb.environment().remove("KUBECONFIG");
             pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp);
-            pb.environment().put("HOME", tmp.toString());
-            pb.environment().put("KUBERNETES_MASTER", client.getMasterUrl().toString());
-            pb.environment().put("KUBERNETES_AUTH_TOKEN", "it-token");
+            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
             Process p = pb.start();
             try {
                 long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

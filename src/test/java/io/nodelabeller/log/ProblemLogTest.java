@@ -70,6 +70,15 @@ class ProblemLogTest {
     }
 
     @Test
+    void messagesWithoutAVariablePartAreTheirOwnKind() {
+        problems.report(List.of("one device skipped", "no /proc/modules"));
+        problems.report(List.of("no /proc/modules"));
+        problems.report(List.of("no /proc/modules", "one device skipped"), org.slf4j.event.Level.INFO);
+        assertEquals(List.of("WARN node n1: one device skipped", "WARN node n1: no /proc/modules",
+                "INFO node n1: one device skipped"), above(Level.INFO));
+    }
+
+    @Test
     void withoutSubjectTheLineIsTheMessage() {
         new ProblemLog(logger, null).failed("x", "NVML found no GPU");
         assertEquals(List.of("WARN NVML found no GPU"), above(Level.INFO));

@@ -3,8 +3,9 @@ package io.nodelabeller.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
-/** Writes a minimal kubeconfig (token auth) pointing at a test server. */
+/** Points a child node-labeller process at a test API server: a minimal kubeconfig file, or the environment. */
 public final class TestKubeconfig {
 
     private TestKubeconfig() {
@@ -21,5 +22,16 @@ public final class TestKubeconfig {
                 users: [{name: me, user: {token: secret}}]
                 """.formatted(serverUrl));
         return file;
+    }
+
+    /**
+     * The environment of a child process configured as in a pod, without a kubeconfig to parse: fabric8 takes the
+     * API server and token from {@code KUBERNETES_MASTER} / {@code KUBERNETES_AUTH_TOKEN} (in-cluster it reads
+     * KUBERNETES_SERVICE_HOST and the service account the same way); {@code KUBECONFIG} and {@code HOME} point where
+     * no kubeconfig is.
+     */
+    public static Map<String, String> podEnvironment(String serverUrl, Path emptyDir) {
+        return Map.of("KUBERNETES_MASTER", serverUrl, "KUBERNETES_AUTH_TOKEN", "test-token",
+                "HOME", emptyDir.toString(), "KUBECONFIG", emptyDir.resolve("no-kubeconfig").toString());
     }
 }

@@ -9,7 +9,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -71,7 +74,7 @@ final class KernelConfigFile {
                     + host.root() + ", searching the usual places");
         }
         for (String candidate : candidates(kconfigFile, ver)) {
-            java.util.Optional<HostFs.Stamp> stamp = host.stamp(candidate);
+            Optional<HostFs.Stamp> stamp = host.stamp(candidate);
             if (stamp.isEmpty()) {
                 continue;
             }
@@ -80,7 +83,7 @@ final class KernelConfigFile {
             }
             try {
                 // kept sorted: the features builder copies a sorted map in one pass instead of inserting ~11,000 keys
-                last = new Found(candidate, java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(parse(read(host, candidate)))));
+                last = new Found(candidate, Collections.unmodifiableSortedMap(new TreeMap<>(parse(read(host, candidate)))));
                 lastStamp = stamp.get();
                 return last;
             } catch (IOException | RuntimeException e) {

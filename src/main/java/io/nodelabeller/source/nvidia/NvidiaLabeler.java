@@ -12,9 +12,7 @@ import org.slf4j.event.Level;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The {@code nvidia.com/*} labels (GFD-compatible): small {@link GpuLabeler}s merged in GFD's order with
@@ -88,9 +86,7 @@ public final class NvidiaLabeler implements Labeler {
 
     /** Logs what is new since the last cycle: one line per state change, never the same line every cycle. */
     private void report(GpuFacts facts, List<String> notes) {
-        Map<String, String> now = new LinkedHashMap<>();
-        notes.forEach(n -> now.put(n, n));
-        problems.report(now);
+        problems.report(notes);
         String unusable = whyUnusable(facts);
         if (unusable == null) {
             nvmlState.ok("NVML available: " + facts.gpus().size() + " GPU(s)");
@@ -99,7 +95,7 @@ public final class NvidiaLabeler implements Labeler {
         // Only informative on nodes without any NVIDIA GPU: NVML is expected to be missing there, but the operator
         // running print on such a machine should still learn in one line why no GPU labels appear.
         boolean expected = !facts.pciGpuPresent() && facts.failedGpus().isEmpty();
-        nvmlState.report(Map.of(unusable, unusable), expected ? Level.INFO : Level.WARN);
+        nvmlState.report(List.of(unusable), expected ? Level.INFO : Level.WARN);
     }
 
     /** Why no NVML-derived label is produced this cycle, or null when they are. */
