@@ -45,7 +45,7 @@ class CustomRulesCliTest {
                     - name: ok
                       labels: {a: "b"}
                     - name: also-broken
-                      labelsTemplate: "{{ range .pci.device }}{{ .vendor | lower }}=1{{ end }}"
+                      labelsTemplate: "{{ range .pci.device }}{{ env .vendor }}=1{{ end }}"
                       matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: GtLt, value: ["1"]}}}]
                 """.formatted(dir));
         CliTest.Result r = CliTest.run("check-config", "--config", cfg.toString());
@@ -54,9 +54,8 @@ class CustomRulesCliTest {
         List<String> lines = r.err().lines().toList();
         Path rules = dir.resolve("gpu.yaml");
         assertEquals(List.of(
-                "config error: " + cfg + ": sources.custom[1].labelsTemplate: expected a template: unsupported action "
-                        + "{{ .vendor | lower }}; supported: {{ range .<domain>.<feature> }}...{{ end }}, {{ .<field> }} "
-                        + "inside a range, {{/* comments */}} and {{- -}} trimming",
+                "config error: " + cfg + ": sources.custom[1].labelsTemplate: expected a Go template: at offset 26: "
+                        + "function \"env\" not defined",
                 "config error: " + cfg + ": sources.custom[1].matchFeatures[0].matchExpressions.vendor.value: expected "
                         + "exactly two integer values for op GtLt, got [1]",
                 "config error: " + rules + ": [1].matchFeatures[0].matchExpressions.vendor.op: expected one of In, NotIn, "

@@ -1,5 +1,7 @@
 package io.nodelabeller.config.rules;
 
+import io.nodelabeller.template.GoTemplate;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,8 +24,8 @@ import java.util.Map;
  * @param taints         NodeFeatureRule output: node taints
  * @param extendedResources NodeFeatureRule output: extended resources
  */
-public record Rule(String name, Map<String, String> labels, Template labelsTemplate, Map<String, String> vars,
-                   Template varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny,
+public record Rule(String name, Map<String, String> labels, GoTemplate labelsTemplate, Map<String, String> vars,
+                   GoTemplate varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny,
                    Map<String, String> annotations, List<Taint> taints, Map<String, String> extendedResources) {
 
     /** A taint as Kubernetes writes it: {@code key}, an optional {@code value}, an {@code effect}. */
@@ -41,8 +43,8 @@ public record Rule(String name, Map<String, String> labels, Template labelsTempl
     }
 
     /** A rule with labels and vars only (no NodeFeatureRule outputs). */
-    public Rule(String name, Map<String, String> labels, Template labelsTemplate, Map<String, String> vars,
-                Template varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny) {
+    public Rule(String name, Map<String, String> labels, GoTemplate labelsTemplate, Map<String, String> vars,
+                GoTemplate varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny) {
         this(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny, Map.of(), List.of(), Map.of());
     }
 

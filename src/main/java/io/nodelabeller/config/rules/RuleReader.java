@@ -4,6 +4,8 @@ import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.nodelabeller.config.yaml.YamlNode;
+import io.nodelabeller.template.GoTemplate;
+import io.nodelabeller.template.TemplateException;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +25,6 @@ public final class RuleReader {
     /** Kubernetes' taint effects (core/v1 TaintEffect). */
     private static final List<String> TAINT_EFFECTS = List.of("NoSchedule", "PreferNoSchedule", "NoExecute");
     /** NFD's limit on a template's size. */
-    static final int MAX_TEMPLATE_CHARS = 64 * 1024;
 
     private RuleReader() {
     }
@@ -61,8 +62,8 @@ public final class RuleReader {
         }
         Map<String, String> labels = values(n.child("labels"));
         Map<String, String> vars = values(n.child("vars"));
-        Template labelsTemplate = template(n.child("labelsTemplate"));
-        Template varsTemplate = template(n.child("varsTemplate"));
+        GoTemplate labelsTemplate = template(n.child("labelsTemplate"));
+        GoTemplate varsTemplate = template(n.child("varsTemplate"));
         List<FeatureTerm> matchFeatures = terms(n.child("matchFeatures"));
         List<List<FeatureTerm>> matchAny = new ArrayList<>();
         for (YamlNode alt : n.child("matchAny").elements()) {
@@ -126,19 +127,15 @@ public final class RuleReader {
         return out;
     }
 
-    private static Template template(YamlNode n) {
+    private static GoTemplate template(YamlNode n) {
         String text = n.string(null);
         if (text == null) {
             return null;
         }
-        if (text.length() > MAX_TEMPLATE_CHARS) {
-            n.problem("expected a template of at most " + MAX_TEMPLATE_CHARS + " characters, got " + text.length());
-            return null;
-        }
         try {
-            return Template.parse(text);
-        } catch (IllegalArgumentException e) {
-            n.problem("expected a template: " + e.getMessage());
+            return GoTemplate.parse(text);
+        } catch (TemplateException e) {
+            n.problem("expected a Go template: " + e.getMessage());
             return null;
         }
     }

@@ -93,10 +93,8 @@ public final class RuleEngine {
             TemplateRenderer.expandInto(rule.varsTemplate(), m.data(), vars);
         }
         if (rule.matchAny().isEmpty() && rule.matchFeatures().isEmpty()) {
-            // no matcher: the rule always matches; templates see no features
-            TemplateRenderer.expandInto(rule.labelsTemplate(), Map.of(), labels);
-            TemplateRenderer.expandInto(rule.varsTemplate(), Map.of(), vars);
-            facts.add("no matchFeatures (always matches)");
+            // no matcher: the rule always matches, and (as in NFD's Execute) its templates never run
+            facts.add("no matchFeatures (always matches; templates not run)");
         }
         labels.putAll(rule.labels());
         vars.putAll(rule.vars());

@@ -103,8 +103,8 @@ class RuleReaderTest {
                 "c.yaml: sources.custom[3].labels.bad: expected @<domain>.<feature>.<element> (a reference to an "
                         + "attribute), got '@kernel.version'",
                 "c.yaml: sources.custom[3].vars.list: expected a string value",
-                "c.yaml: sources.custom[3].labelsTemplate: expected a template: unsupported action {{ .Name | upper }}; "
-                        + Template.SUBSET,
+                "c.yaml: sources.custom[3].labelsTemplate: expected a Go template: at offset 34: function \"nosuch\" "
+                        + "not defined",
                 "c.yaml: sources.custom[4]: expected a rule (a mapping with name, labels, matchFeatures, ...), got null"),
                 problems("""
                         - {name: [a], labels: {a: "1"}}
@@ -130,7 +130,7 @@ class RuleReaderTest {
                         - name: bad-values
                           labels: {bad: "@kernel.version"}
                           vars: {list: [1]}
-                          labelsTemplate: "{{ range .pci.device }}{{ .Name | upper }}{{ end }}"
+                          labelsTemplate: "{{ range .pci.device }}{{ .Name | nosuch }}{{ end }}"
                         -
                         """));
     }

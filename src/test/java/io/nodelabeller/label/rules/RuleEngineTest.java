@@ -60,6 +60,97 @@ class RuleEngineTest {
                   matchExpressions: {X86: {op: In, value: ["y"]}}
             """;
 
+    /** NFD's pkg/apis/nfd/nodefeaturerule/rule_test.go TestTemplating: its features, rule r1 and its expected output. */
+    private static final Features NFD_TEMPLATING = Features.builder("domain_1")
+            .flags("kf_1", List.of("key-a", "key-b", "key-c"))
+            .attributes("vf_1", Map.of("key-1", "val-1", "keu-2", "val-2", "key-3", "val-3", "key-4", "val-4"))
+            .instance("if_1", inst("attr-1", "1", "attr-2", "val-2"))
+            .instance("if_1", inst("attr-1", "10", "attr-2", "val-20"))
+            .instance("if_1", inst("attr-1", "100", "attr-2", "val-200"))
+            .instance("if_1", inst("attr-1", "1000", "attr-2", "val-2000", "attr-3", "3000"))
+            .build();
+
+    private static final String NFD_TEMPLATING_MATCHERS = """
+                - feature: domain_1.kf_1
+                  matchExpressions: {key-a: {op: Exists}, key-c: {op: Exists}, foo: {op: DoesNotExist}}
+                - feature: domain_1.vf_1
+                  matchExpressions: {key-1: {op: In, value: [val-1, val-2]}, bar: {op: DoesNotExist}}
+                - feature: domain_1.if_1
+                  matchExpressions: {attr-1: {op: Lt, value: ["100"]}}
+                - feature: domain_1.if_1
+                  matchExpressions: {attr-1: {op: Exists}, attr-2: {op: Exists}, attr-3: {op: Exists}}
+            """;
+
+    private static final String NFD_TEMPLATING_RULE = """
+            - name: r1
+              labels: {label-1: label-val-1}
+              labelsTemplate: |
+                label-1=will-be-overridden
+                label-2=
+                {{range .domain_1.kf_1}}kf-{{.Name}}=present
+                {{end}}
+                {{range .domain_1.vf_1}}vf-{{.Name}}=vf-{{.Value}}
+                {{end}}
+                {{range .domain_1.if_1}}if-{{index . "attr-1"}}_{{index . "attr-2"}}=present
+                {{end}}
+              vars: {var-1: var-val-1}
+              varsTemplate: |
+                var-1=value-will-be-overridden-by-vars
+                var-2=
+                {{range .domain_1.kf_1}}kf-{{.Name}}=true
+                {{end}}
+            """;
+
+    @Test
+    void nfdTemplatingTestGivesNfdsLabelsAndVarsWithMatchFeaturesAndWithMatchAny() throws Exception {
+        Map<String, String> labels = Map.of("label-1", "label-val-1", "label-2", "",
+                "kf-key-a", "present", "kf-key-c", "present", "kf-foo", "present",
+                "vf-key-1", "vf-val-1", "vf-bar", "vf-",
+                "if-1_val-2", "present", "if-10_val-20", "present", "if-1000_val-2000", "present");
+        Map<String, String> vars = Map.of("var-1", "var-val-1", "var-2", "",
+                "kf-key-a", "true", "kf-key-c", "true", "kf-foo", "true");
+        String withMatchFeatures = NFD_TEMPLATING_RULE + "  matchFeatures:\n" + NFD_TEMPLATING_MATCHERS;
+        String withMatchAny = NFD_TEMPLATING_RULE + "  matchAny:\n    - matchFeatures:\n"
+                + NFD_TEMPLATING_MATCHERS.indent(4);
+        for (String yaml : List.of(withMatchFeatures, withMatchAny)) {
+            RuleEngine.Result r = RuleEngine.run(rules(yaml), NFD_TEMPLATING);
+            assertEquals(List.of(), r.warnings());
+            assertEquals(labels, r.outputs().get(0).labels(), yaml);
+            assertEquals(vars, r.outputs().get(0).vars(), yaml);
+        }
+    }
+
+    @Test
+    void aRuleWithoutMatchersMatchesButItsTemplatesDoNotRunAsInNfd() throws Exception {
+        // NFD's Execute runs templates only on what matchFeatures/matchAny matched; with neither, only labels apply
+        Map<String, String> out = run("""
+                - name: no-matchers
+                  labels: {static: "yes"}
+                  labelsTemplate: "from-template=yes"
+                """, NFD_TEMPLATING);
+        assertEquals(Map.of("static", "yes"), out);
+    }
+
+    @Test
+    void customizationGuideCountsMatchedDevicesWithLenAndSprig() throws Exception {
+        // NFD docs/usage/customization-guide.md, templating: count the matched Intel NICs, first one's class
+        Features pci = Features.builder("pci")
+                .instance("device", inst("class", "0200", "vendor", "8086", "device", "1572"))
+                .instance("device", inst("class", "0200", "vendor", "8086", "device", "1593"))
+                .instance("device", inst("class", "0300", "vendor", "10de", "device", "2330")).build();
+        assertEquals(Map.of("num-intel-network-controllers", "2", "first-intel-network-controllers", "0200"), run("""
+                - name: intel-nics
+                  labelsTemplate: |
+                    num-intel-network-controllers={{ .pci.device | len }}
+                    first-intel-network-controllers={{ (.pci.device | first).class | trim | substr 0 63 }}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions:
+                        vendor: {op: In, value: ["8086"]}
+                        class: {op: In, value: ["0200"]}
+                """, pci));
+    }
+
     @Test
     void nfdSampleRule() throws Exception {
         Features yes = Features.builder("kernel").flags("loadedmodule", List.of("dummy", "ext4"))
@@ -375,10 +466,10 @@ class RuleEngineTest {
         assertEquals(Map.of("kept", "true", "nic-eth1", "25000"), labels(r));
         assertEquals(List.of(
                 "rule 'speed' skipped: not a number 'unknown'",
-                "rule 'bad-template-feature' skipped: template ranges over .pci.device but the rule does not match on "
-                        + "feature pci.device",
-                "rule 'bad-template-field' skipped: template reads .mtu but the element has no such field (it has "
-                        + "[name, speed])",
+                "rule 'bad-template-feature' skipped: template failed: at <.pci.device>: map has no entry for key "
+                        + "\"pci\" (it has [network])",
+                "rule 'bad-template-field' skipped: template failed: at <.mtu>: map has no entry for key \"mtu\" (it "
+                        + "has [name, speed])",
                 "rule 'line-without-equals' skipped: template line 'eth1' has no '=' (format must be <key>=<value>)",
                 "rule 'dynamic-missing': label gone left out: @network.device.speed names no attribute"), r.warnings());
     }

@@ -1,0 +1,316 @@
+package io.nodelabeller.template;
+
+import io.nodelabeller.template.Node.Arg;
+import io.nodelabeller.template.Node.Command;
+import io.nodelabeller.template.Node.Control;
+import io.nodelabeller.template.Node.Pipe;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs a parse tree over data made of Maps, Lists, Strings, Longs, Doubles and Booleans, as Go's text/template
+ * executes with {@code Option("missingkey=error")}: a field that names no key of a map is an error, truth is
+ * Go's (false, 0, nil and empty are false), maps are ranged in key order, {@code and}/{@code or} stop at the
+ * first argument that decides.
+ */
+final class Executor {
+
+    /** Output beyond this many characters is an error: a template must not grow without bound. */
+    static final int MAX_OUTPUT = 1 << 20;
+
+    private static final Object NO_FINAL = new Object();
+
+    private final StringBuilder out = new StringBuilder();
+    private final List<Object[]> vars = new ArrayList<>();
+
+    private static final class Jump extends RuntimeException {
+        final boolean isBreak;
+
+        Jump(boolean isBreak) {
+            super(null, null, false, false);
+            this.isBreak = isBreak;
+        }
+    }
+
+    private Executor(Object data) {
+        vars.add(new Object[] {"$", data});
+    }
+
+    static String run(List<Node> nodes, Object data) throws TemplateException {
+        Executor e = new Executor(data);
+        e.walk(nodes, data);
+        return e.out.toString();
+    }
+
+    private void walk(List<Node> nodes, Object dot) throws TemplateException {
+        for (Node n : nodes) {
+            if (n instanceof Node.Text t) {
+                write(t.text());
+            } else if (n instanceof Node.Action a) {
+                Object v = pipe(a.pipe(), dot);
+                if (a.pipe().vars().isEmpty()) {
+                    write(v == null ? "<no value>" : GoFormat.value(v));
+                }
+            } else if (n instanceof Control c) {
+                control(c, dot);
+            } else if (n instanceof Node.LoopJump j) {
+                throw new Jump(j.isBreak());
+            }
+        }
+    }
+
+    private void write(String s) throws TemplateException {
+        if (out.length() + s.length() > MAX_OUTPUT) {
+            throw new TemplateException("output exceeds " + MAX_OUTPUT + " characters");
+        }
+        out.append(s);
+    }
+
+    private void control(Control c, Object dot) throws TemplateException {
+        int scope = vars.size();
+        try {
+            if (c.kind() == Control.Kind.RANGE) {
+                range(c, dot);
+                return;
+            }
+            Object v = pipe(c.pipe(), dot);
+            if (truth(v)) {
+                walk(c.body(), c.kind() == Control.Kind.WITH ? v : dot);
+            } else {
+                walk(c.elseBody(), dot);
+            }
+        } finally {
+            pop(scope);
+        }
+    }
+
+    private void range(Control c, Object dot) throws TemplateException {
+        Pipe p = c.pipe();
+        Object v = pipe(new Pipe(List.of(), false, p.commands()), dot);
+        List<Object[]> items = new ArrayList<>();
+        if (v instanceof List<?> l) {
+            for (int i = 0; i < l.size(); i++) {
+                items.add(new Object[] {(long) i, l.get(i)});
+            }
+        } else if (v instanceof Map<?, ?> m) {
+            for (Map.Entry<?, ?> e : new TreeMap<>(m).entrySet()) {
+                items.add(new Object[] {e.getKey(), e.getValue()});
+            }
+        } else if (v instanceof Long n) {
+            if (p.vars().size() > 1) {
+                throw new TemplateException("can't use " + n + " to iterate over more than one variable");
+            }
+            for (long i = 0; i < n; i++) {
+                items.add(new Object[] {i, i});
+            }
+        } else if (v != null) {
+            throw new TemplateException("range can't iterate over " + GoFormat.value(v));
+        }
+        if (items.isEmpty()) {
+            walk(c.elseBody(), dot);
+            return;
+        }
+        int scope = vars.size();
+        for (Object[] item : items) {
+            if (p.vars().size() == 1) {
+                set(p.vars().get(0), item[1], p.assign());
+            } else if (p.vars().size() == 2) {
+                set(p.vars().get(0), item[0], p.assign());
+                set(p.vars().get(1), item[1], p.assign());
+            }
+            try {
+                walk(c.body(), item[1]);
+            } catch (Jump j) {
+                if (j.isBreak) {
+                    break;
+                }
+            } finally {
+                pop(scope);
+            }
+        }
+    }
+
+    private Object pipe(Pipe p, Object dot) throws TemplateException {
+        Object value = NO_FINAL;
+        for (Command c : p.commands()) {
+            value = command(c, dot, value);
+        }
+        for (String v : p.vars()) {
+            set(v, value, p.assign());
+        }
+        return value;
+    }
+
+    private void set(String name, Object value, boolean assign) {
+        if (assign) {
+            for (int i = vars.size() - 1; i >= 0; i--) {
+                if (vars.get(i)[0].equals(name)) {
+                    vars.get(i)[1] = value;
+                    return;
+                }
+            }
+        }
+        vars.add(new Object[] {name, value});
+    }
+
+    private void pop(int size) {
+        while (vars.size() > size) {
+            vars.remove(vars.size() - 1);
+        }
+    }
+
+    private Object variable(String name) throws TemplateException {
+        for (int i = vars.size() - 1; i >= 0; i--) {
+            if (vars.get(i)[0].equals(name)) {
+                return vars.get(i)[1];
+            }
+        }
+        throw new TemplateException("undefined variable: " + name);
+    }
+
+    private Object command(Command c, Object dot, Object fin) throws TemplateException {
+        Arg first = c.args().get(0);
+        List<Arg> rest = c.args().subList(1, c.args().size());
+        boolean hasArgs = !rest.isEmpty() || fin != NO_FINAL;
+        if (first instanceof Node.Function f) {
+            return call(f.name(), rest, dot, fin);
+        }
+        if (first instanceof Node.Nil) {
+            throw new TemplateException("nil is not a command");
+        }
+        if (hasArgs && !(first instanceof Node.Field) && !(first instanceof Node.Chain) && !(first instanceof Node.Variable)) {
+            throw new TemplateException("can't give argument to non-function " + describe(first));
+        }
+        if (first instanceof Node.Field f) {
+            return fields(dot, "", f.names(), hasArgs);
+        }
+        if (first instanceof Node.Variable v) {
+            return fields(variable(v.name()), v.name(), v.fields(), hasArgs);
+        }
+        if (first instanceof Node.Chain ch) {
+            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), hasArgs);
+        }
+        return arg(first, dot);
+    }
+
+    private Object call(String name, List<Arg> argNodes, Object dot, Object fin) throws TemplateException {
+        if (Functions.LAZY.contains(name)) {
+            int n = argNodes.size() + (fin == NO_FINAL ? 0 : 1);
+            if (n == 0) {
+                throw new TemplateException("wrong number of args for " + name + ": want at least 1 got 0");
+            }
+            Object v = null;
+            for (int i = 0; i < n; i++) {
+                v = i < argNodes.size() ? arg(argNodes.get(i), dot) : fin;
+                if (truth(v) == name.equals("or")) {
+                    return v;
+                }
+            }
+            return v;
+        }
+        List<Object> args = new ArrayList<>();
+        for (Arg a : argNodes) {
+            args.add(arg(a, dot));
+        }
+        if (fin != NO_FINAL) {
+            args.add(fin);
+        }
+        try {
+            return Functions.get(name).call(args);
+        } catch (TemplateException e) {
+            throw e.getMessage().startsWith("error calling") ? e
+                    : new TemplateException("error calling " + name + ": " + e.getMessage());
+        }
+    }
+
+    private Object arg(Arg a, Object dot) throws TemplateException {
+        if (a instanceof Node.Dot) {
+            return dot;
+        }
+        if (a instanceof Node.Nil) {
+            return null;
+        }
+        if (a instanceof Node.Literal l) {
+            return l.value();
+        }
+        if (a instanceof Node.Field f) {
+            return fields(dot, "", f.names(), false);
+        }
+        if (a instanceof Node.Variable v) {
+            return fields(variable(v.name()), v.name(), v.fields(), false);
+        }
+        if (a instanceof Node.Chain ch) {
+            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), false);
+        }
+        if (a instanceof Node.SubPipe sp) {
+            int scope = vars.size();
+            try {
+                Object v = pipe(sp.pipe(), dot);
+                return v == NO_FINAL ? null : v;
+            } finally {
+                pop(scope);
+            }
+        }
+        Node.Function f = (Node.Function) a;
+        return call(f.name(), List.of(), dot, NO_FINAL);
+    }
+
+    /**
+     * Follows {@code names} from {@code v}; maps are the only values with fields here, and every key must exist.
+     * Errors name the chain ({@code at <.pci.device.mtu>}) and, for a missing key, the keys there are.
+     */
+    private static Object fields(Object v, String from, List<String> names, boolean hasArgs) throws TemplateException {
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            String at = "at <" + from + "." + String.join(".", names) + ">: ";
+            if (v instanceof Map<?, ?> m) {
+                if (hasArgs && i == names.size() - 1) {
+                    throw new TemplateException(at + name + " is not a method but has arguments");
+                }
+                if (!m.containsKey(name)) {
+                    throw new TemplateException(at + "map has no entry for key \"" + name + "\" (it has "
+                            + new TreeMap<>(m).keySet() + ")");
+                }
+                v = m.get(name);
+            } else if (v == null) {
+                throw new TemplateException(at + "nil pointer evaluating ." + name);
+            } else {
+                throw new TemplateException(at + "can't evaluate field " + name + " in type " + GoFormat.typeName(v));
+            }
+        }
+        return v;
+    }
+
+    private static String describe(Arg a) {
+        return a instanceof Node.Literal l ? GoFormat.value(l.value()) : a instanceof Node.Dot ? "." : "(pipeline)";
+    }
+
+    /** Go's truth: false, 0, nil, and empty strings, lists and maps are false. */
+    static boolean truth(Object v) {
+        if (v == null || v == NO_FINAL) {
+            return false;
+        }
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        if (v instanceof Long l) {
+            return l != 0;
+        }
+        if (v instanceof Double d) {
+            return d != 0;
+        }
+        if (v instanceof String s) {
+            return !s.isEmpty();
+        }
+        if (v instanceof List<?> l) {
+            return !l.isEmpty();
+        }
+        if (v instanceof Map<?, ?> m) {
+            return !m.isEmpty();
+        }
+        return true;
+    }
+}

@@ -1,0 +1,213 @@
+package io.nodelabeller.template;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Go text/template's predefined functions ({@code and or not len index slice print printf println eq ne lt le gt ge};
+ * {@code and}/{@code or} are evaluated by {@link Executor}, lazily as in Go) with Go's argument checks and errors.
+ * The Sprig functions rules may also call are in {@link Sprig}.
+ */
+final class Functions {
+
+    /** A function: gets its evaluated arguments, returns a value or fails with a message. */
+    @FunctionalInterface
+    interface Fn {
+        Object call(List<Object> args) throws TemplateException;
+    }
+
+    static final Set<String> LAZY = Set.of("and", "or");
+
+    private static final Map<String, Fn> ALL = new HashMap<>();
+
+    static {
+        ALL.put("not", a -> !Executor.truth(arity("not", a, 1).get(0)));
+        ALL.put("len", a -> len(arity("len", a, 1).get(0)));
+        ALL.put("index", Functions::index);
+        ALL.put("slice", Functions::slice);
+        ALL.put("print", GoFormat::sprint);
+        ALL.put("println", GoFormat::sprintln);
+        ALL.put("printf", a -> {
+            if (a.isEmpty() || !(a.get(0) instanceof String f)) {
+                throw new TemplateException("printf needs a format string first");
+            }
+            return GoFormat.sprintf(f, a.subList(1, a.size()));
+        });
+        ALL.put("eq", Functions::eq);
+        ALL.put("ne", a -> !(Boolean) eq(arity("ne", a, 2)));
+        ALL.put("lt", a -> compare(arity("lt", a, 2)) < 0);
+        ALL.put("le", a -> compare(arity("le", a, 2)) <= 0);
+        ALL.put("gt", a -> compare(arity("gt", a, 2)) > 0);
+        ALL.put("ge", a -> compare(arity("ge", a, 2)) >= 0);
+        Sprig.register(ALL);
+    }
+
+    private Functions() {
+    }
+
+    /** Every function name a template may call. */
+    static Set<String> names() {
+        Set<String> names = new java.util.HashSet<>(ALL.keySet());
+        names.addAll(LAZY);
+        return Collections.unmodifiableSet(names);
+    }
+
+    static Fn get(String name) {
+        return ALL.get(name);
+    }
+
+    static List<Object> arity(String name, List<Object> args, int n) throws TemplateException {
+        if (args.size() != n) {
+            throw new TemplateException("wrong number of args for " + name + ": want " + n + " got " + args.size());
+        }
+        return args;
+    }
+
+    static long len(Object v) throws TemplateException {
+        if (v instanceof String s) {
+            return s.getBytes(StandardCharsets.UTF_8).length;
+        }
+        if (v instanceof List<?> l) {
+            return l.size();
+        }
+        if (v instanceof Map<?, ?> m) {
+            return m.size();
+        }
+        throw new TemplateException("len of " + (v == null ? "nil pointer" : "type " + GoFormat.typeName(v)));
+    }
+
+    private static Object index(List<Object> a) throws TemplateException {
+        if (a.isEmpty()) {
+            throw new TemplateException("wrong number of args for index: want at least 1 got 0");
+        }
+        Object item = a.get(0);
+        for (Object key : a.subList(1, a.size())) {
+            if (item instanceof Map<?, ?> m) {
+                if (!(key instanceof String)) {
+                    throw new TemplateException("index: value has type " + GoFormat.typeName(key) + "; should be string");
+                }
+                item = m.containsKey(key) ? m.get(key) : zeroValueOf(m);
+            } else if (item instanceof List<?> l) {
+                item = l.get(position(key, l.size(), false));
+            } else if (item instanceof String s) {
+                byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+                item = (long) (bytes[position(key, bytes.length, false)] & 0xff);
+            } else if (item == null) {
+                throw new TemplateException("index of untyped nil");
+            } else {
+                throw new TemplateException("can't index item of type " + GoFormat.typeName(item));
+            }
+        }
+        return item;
+    }
+
+    /** A missing key reads as the zero value of the map's value type (Go), which the other values tell. */
+    private static Object zeroValueOf(Map<?, ?> m) {
+        Object sample = m.isEmpty() ? null : m.values().iterator().next();
+        if (sample instanceof String) {
+            return "";
+        }
+        if (sample instanceof List) {
+            return List.of();
+        }
+        if (sample instanceof Map) {
+            return Map.of();
+        }
+        return null;
+    }
+
+    private static int position(Object key, int size, boolean inclusive) throws TemplateException {
+        if (!(key instanceof Long n)) {
+            throw new TemplateException("cannot index slice/array with type " + GoFormat.typeName(key));
+        }
+        if (n < 0 || n > size || (!inclusive && n == size)) {
+            throw new TemplateException("index out of range: " + n);
+        }
+        return (int) (long) n;
+    }
+
+    private static Object slice(List<Object> a) throws TemplateException {
+        if (a.isEmpty()) {
+            throw new TemplateException("wrong number of args for slice: want at least 1 got 0");
+        }
+        Object item = a.get(0);
+        List<Object> idx = a.subList(1, a.size());
+        if (idx.size() > 3) {
+            throw new TemplateException("too many slice indexes: " + idx.size());
+        }
+        int size;
+        if (item instanceof String s) {
+            if (idx.size() == 3) {
+                throw new TemplateException("cannot 3-index slice a string");
+            }
+            size = s.getBytes(StandardCharsets.UTF_8).length;
+        } else if (item instanceof List<?> l) {
+            size = l.size();
+        } else {
+            throw new TemplateException("can't slice item of type " + GoFormat.typeName(item));
+        }
+        int[] bounds = {0, size, size};
+        for (int i = 0; i < idx.size(); i++) {
+            bounds[i] = position(idx.get(i), size, true);
+        }
+        if (bounds[0] > bounds[1]) {
+            throw new TemplateException("invalid slice index: " + bounds[0] + " > " + bounds[1]);
+        }
+        if (item instanceof String s) {
+            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            return new String(Arrays.copyOfRange(bytes, bounds[0], bounds[1]), StandardCharsets.UTF_8);
+        }
+        return new ArrayList<>(((List<?>) item).subList(bounds[0], bounds[1]));
+    }
+
+    /** Go's basic kinds for comparison: 'b'ool, 'i'nt, 'f'loat, 's'tring, or 0 when not comparable in order. */
+    private static char kind(Object v) {
+        return v instanceof Boolean ? 'b' : v instanceof Long ? 'i' : v instanceof Double ? 'f' : v instanceof String ? 's' : 0;
+    }
+
+    private static Object eq(List<Object> a) throws TemplateException {
+        if (a.size() < 2) {
+            throw new TemplateException("missing argument for comparison");
+        }
+        Object first = a.get(0);
+        if (first != null && kind(first) == 0) {
+            throw new TemplateException("invalid type for comparison");
+        }
+        for (Object other : a.subList(1, a.size())) {
+            if (other != null && first != null && kind(other) != kind(first)) {
+                throw new TemplateException("incompatible types for comparison");
+            }
+            if (other != null && kind(other) == 0) {
+                throw new TemplateException("invalid type for comparison");
+            }
+            if (Objects.equals(first, other)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int compare(List<Object> a) throws TemplateException {
+        Object x = a.get(0);
+        Object y = a.get(1);
+        char kx = kind(x);
+        char ky = kind(y);
+        if (kx == 0 || ky == 0 || kx == 'b' || ky == 'b') {
+            throw new TemplateException("invalid type for comparison");
+        }
+        if (kx != ky) {
+            throw new TemplateException("incompatible types for comparison");
+        }
+        if (x instanceof String s) {
+            return Arrays.compareUnsigned(s.getBytes(StandardCharsets.UTF_8), ((String) y).getBytes(StandardCharsets.UTF_8));
+        }
+        return kx == 'i' ? Long.compare((Long) x, (Long) y) : Double.compare((Double) x, (Double) y);
+    }
+}

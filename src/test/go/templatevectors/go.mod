@@ -1,0 +1,2 @@
+module gogen
+go 1.19
