@@ -57,6 +57,7 @@ final class CycleSetup implements AutoCloseable {
         }
         Metrics metrics = new Metrics();
         metrics.configWarnings(config.warnings().size());
+        metrics.configLoaded(false, true, Clock.systemUTC().instant());
         metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
         metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
                 Catalog.selectLabelers(config.core().labelSources()));

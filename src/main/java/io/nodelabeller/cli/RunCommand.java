@@ -10,7 +10,7 @@ final class RunCommand extends KubeCommand {
     @Override
     public Integer call() throws InterruptedException {
         try (CycleSetup p = CycleSetup.setUp(spec, common, kube, true)) {
-            return RunDaemon.run(spec, p);
+            return RunDaemon.run(spec, common, p);
         } catch (CommandFailed e) {
             return e.exitCode;
         }

@@ -1,5 +1,6 @@
 package io.nodelabeller.cli;
 
+import io.nodelabeller.daemon.ConfigWatch;
 import io.nodelabeller.daemon.Daemon;
 import org.quartz.SchedulerException;
 import org.slf4j.Logger;
@@ -8,6 +9,7 @@ import picocli.CommandLine;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 
 /**
  * The body of {@code run}, apart from {@link RunCommand}: picocli loads every command class at start-up, for print
@@ -22,7 +24,10 @@ final class RunDaemon {
     private RunDaemon() {
     }
 
-    static int run(CommandLine.Model.CommandSpec spec, CycleSetup p) throws InterruptedException {
+    /** The fallback when file events do not arrive: a config change is still seen within this. */
+    static final Duration WATCH_POLL = Duration.ofSeconds(2);
+
+    static int run(CommandLine.Model.CommandSpec spec, CommonOptions common, CycleSetup p) throws InterruptedException {
         Daemon daemon;
         int port = p.config.daemon().port();
         try {
@@ -35,16 +40,20 @@ final class RunDaemon {
             spec.commandLine().getErr().println("node-labeller run: cannot start the scheduler: " + e.getMessage());
             return Main.FAILURE;
         }
+        LiveConfig live = new LiveConfig(common, p, daemon, java.time.Clock.systemUTC());
+        ConfigWatch watch = ConfigWatch.start(live::watched, live, WATCH_POLL);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (daemon.isClosed()) {
                 return; // stopping for another reason: keep that exit code
             }
             LOG.info("SIGTERM: finishing the running cycle, then exiting");
+            watch.close();
             daemon.close();
             p.close();
             Runtime.getRuntime().halt(Main.OK);
         }, "node-labeller-shutdown"));
         daemon.awaitStopped();
+        watch.close();
         if (daemon.fatalError() != null) {
             spec.commandLine().getErr().println("node-labeller run: " + daemon.fatalError());
             return Main.FAILURE;

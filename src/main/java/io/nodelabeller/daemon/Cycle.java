@@ -7,6 +7,7 @@ import io.nodelabeller.label.Labelling;
 import io.nodelabeller.publish.PublishException;
 import io.nodelabeller.publish.Publisher;
 import io.nodelabeller.source.Discovery;
+import io.nodelabeller.source.Source;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,11 +43,11 @@ public final class Cycle {
     }
 
     private final Discovery discovery;
-    private final Labelling labelling;
+    private Labelling labelling;
     private final List<Publisher> publishers;
     private final Metrics metrics;
     private final Clock clock;
-    private final boolean failOnNvmlInitError;
+    private boolean failOnNvmlInitError;
 
     private Retention retention;
     private volatile Instant lastSuccess;
@@ -69,6 +71,17 @@ public final class Cycle {
         this.publishers = List.copyOf(publishers);
         this.metrics = metrics;
         this.clock = clock;
+    }
+
+    /**
+     * A reloaded config: other sources, labelers and NVML init rule from the next cycle on. Waits for a running
+     * cycle, so that no cycle mixes the old and the new. Retention (labels of failed sources) carries over.
+     */
+    public synchronized void reconfigure(Map<String, ? extends Source> sources, Duration sourceTimeout,
+                                         Labelling newLabelling, boolean newFailOnNvmlInitError) {
+        discovery.reconfigure(sources, sourceTimeout);
+        this.labelling = newLabelling;
+        this.failOnNvmlInitError = newFailOnNvmlInitError;
     }
 
     public List<Publisher> publishers() {

@@ -38,7 +38,7 @@ public final class CycleScheduler implements AutoCloseable {
 
     private final Scheduler scheduler;
     private final Runnable cycle;
-    private final Duration interval;
+    private volatile Duration interval;
     private final JobKey job = JobKey.jobKey("cycle");
     private final TriggerKey next = TriggerKey.triggerKey("next");
     private volatile boolean stopping;
@@ -73,6 +73,11 @@ public final class CycleScheduler implements AutoCloseable {
         scheduler.scheduleJob(TriggerBuilder.newTrigger().withIdentity(s.next).forJob(s.job).startNow().build());
         scheduler.start();
         return s;
+    }
+
+    /** The time between cycles from the next scheduling on (a reloaded {@code core.sleepInterval}). */
+    void setInterval(Duration newInterval) {
+        this.interval = newInterval;
     }
 
     /** Fires one extra cycle now; it waits for a running one to finish. */

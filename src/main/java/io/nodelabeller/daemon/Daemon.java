@@ -20,14 +20,16 @@ public final class Daemon implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
 
     private final Endpoints endpoints;
+    private final AtomicReference<Duration> interval;
     private CycleScheduler scheduler;
     private volatile Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicReference<String> fatal = new AtomicReference<>();
 
-    private Daemon(Endpoints endpoints) {
+    private Daemon(Endpoints endpoints, AtomicReference<Duration> interval) {
         this.endpoints = endpoints;
+        this.interval = interval;
     }
 
     /**
@@ -37,10 +39,10 @@ public final class Daemon implements AutoCloseable {
      */
     public static Daemon start(Cycle cycle, Metrics metrics, Duration interval, InetSocketAddress address)
             throws IOException, SchedulerException {
-        Duration window = interval.multipliedBy(2);
-        Endpoints endpoints = Endpoints.start(address, metrics.registry(), () -> interval.isZero()
-                ? cycle.lastSuccess().isPresent() : cycle.succeededWithin(window));
-        Daemon daemon = new Daemon(endpoints);
+        AtomicReference<Duration> current = new AtomicReference<>(interval);
+        Endpoints endpoints = Endpoints.start(address, metrics.registry(), () -> current.get().isZero()
+                ? cycle.lastSuccess().isPresent() : cycle.succeededWithin(current.get().multipliedBy(2)));
+        Daemon daemon = new Daemon(endpoints, current);
         daemon.cycle = cycle;
         try {
             // published before the first cycle can end: stopAfterFatal may need it
@@ -53,6 +55,28 @@ public final class Daemon implements AutoCloseable {
             endpoints.close();
             throw e;
         }
+    }
+
+    /**
+     * Runs a cycle as soon as the running one (if any) is done, and counts the time to the next one from there:
+     * a reloaded config or a changed features.d file reaches the node without waiting for the interval.
+     */
+    public void cycleNow() {
+        try {
+            synchronized (this) {
+                if (!closed.get()) {
+                    scheduler.triggerNow();
+                }
+            }
+        } catch (SchedulerException e) {
+            LOG.warn("could not start a cycle now, the next scheduled one will run: {}", e.getMessage());
+        }
+    }
+
+    /** A reloaded {@code core.sleepInterval}: used from the next scheduling on, and for readiness. */
+    public synchronized void setInterval(Duration newInterval) {
+        interval.set(newInterval);
+        scheduler.setInterval(newInterval);
     }
 
     public int port() {

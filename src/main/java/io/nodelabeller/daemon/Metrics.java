@@ -85,6 +85,20 @@ public final class Metrics {
             .help("What the config accepted as NFD does, with a warning: unknown source names or device label fields,"
                     + " custom.d rule files skipped. check-config lists them.")
             .register(registry);
+    private final Counter configReloads = Counter.builder()
+            .name("node_labeller_config_reloads_total")
+            .help("Reloads of the config after its files changed (run), by result: success, or failure (the last good"
+                    + " config stays in use).")
+            .labelNames("result")
+            .register(registry);
+    private final Gauge configLastReload = Gauge.builder()
+            .name("node_labeller_config_last_reload_success_timestamp_seconds")
+            .help("Unix time the config in use was loaded (start-up or the last successful reload).")
+            .register(registry);
+    private final Gauge configReloadFailing = Gauge.builder()
+            .name("node_labeller_config_reload_failing")
+            .help("1 while the config files hold a config that cannot be used (the last good one is in use), else 0.")
+            .register(registry);
     private final Gauge lastPublish = Gauge.builder()
             .name("node_labeller_last_successful_publish_timestamp_seconds")
             .help("Unix time of the end of the last cycle in which every output was published.")
@@ -167,6 +181,23 @@ public final class Metrics {
 
     void lastSuccessfulPublish(Instant when) {
         lastPublish.set(when.toEpochMilli() / 1000.0);
+    }
+
+    /**
+     * The config in use was loaded at {@code when} (start-up: {@code reload} false, counting nothing), or a reload
+     * failed ({@code ok} false) and the one in use stays. Both result series exist from the start, at zero.
+     */
+    public void configLoaded(boolean reload, boolean ok, Instant when) {
+        if (reload) {
+            configReloads.labelValues(ok ? "success" : "failure").inc();
+        } else {
+            configReloads.labelValues("success");
+            configReloads.labelValues("failure");
+        }
+        configReloadFailing.set(ok ? 0 : 1);
+        if (ok) {
+            configLastReload.set(when.toEpochMilli() / 1000.0);
+        }
     }
 
     /** The warnings of the config in use (0 when it loaded cleanly). */

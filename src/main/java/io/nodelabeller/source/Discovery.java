@@ -40,8 +40,8 @@ public final class Discovery {
 
     private final HostFs host;
     /** The sources by name, in discovery order. */
-    private final Map<String, Source> sources;
-    private final Duration timeout;
+    private Map<String, Source> sources;
+    private Duration timeout;
     /** Each source's problems: logged when they start, not every cycle. */
     private final Map<String, ProblemLog> problems = new HashMap<>();
     /** Set by {@link #stop()}: no source is started any more, and the one running is not waited for. */
@@ -62,6 +62,15 @@ public final class Discovery {
         this.host = host;
         this.sources = Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         this.timeout = timeout;
+    }
+
+    /**
+     * Other sources and deadline from the next discovery on (a reloaded config); waits for a running discovery.
+     * The worker, the record of sources stuck in a host read and the problems already logged are kept.
+     */
+    public synchronized void reconfigure(Map<String, ? extends Source> newSources, Duration newTimeout) {
+        this.sources = Collections.unmodifiableMap(new LinkedHashMap<>(newSources));
+        this.timeout = newTimeout;
     }
 
     /**

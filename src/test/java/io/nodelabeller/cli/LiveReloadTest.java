@@ -1,0 +1,215 @@
+package io.nodelabeller.cli;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.nodelabeller.testing.ConfigMapVolume;
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import io.nodelabeller.testing.TestKubeconfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code run} as a process (sleepInterval 60 s) against the fabric8 mock API server in CRUD mode, while its
+ * config, custom.d and features.d change as Kubernetes changes them ({@link ConfigMapVolume}): every change
+ * reaches the node long before the next scheduled cycle; an invalid config keeps the last good one.
+ */
+class LiveReloadTest {
+
+    private static final String PREFIX = "feature.node.kubernetes.io/";
+
+    @TempDir
+    Path tmp;
+
+    private KubernetesClient client;
+
+    private static String config(int port, Path customD, String label) {
+        return """
+                core: {sleepInterval: 60s, customRulesDir: "%s"}
+                daemon: {port: %d}
+                sources:
+                  custom:
+                    - name: live
+                      labels: {live: "%s"}
+                """.formatted(customD, port, label);
+    }
+
+    private KubernetesMockServer server;
+    private Process run;
+    private Path log;
+
+    /** {@code run} for node worker-1 against a new CRUD mock server, with {@code args}. */
+    private void startRun(String... args) throws IOException {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        client = server.createClient();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build()).create();
+        log = tmp.resolve("run.log");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--node-name", "worker-1",
+                "--kubeconfig", TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString()));
+        cmd.addAll(List.of(args));
+        run = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    @AfterEach
+    void stopRun() throws Exception {
+        if (run != null) {
+            run.destroy();
+            assertTrue(run.waitFor(30, TimeUnit.SECONDS), "SIGTERM ends run");
+            assertEquals(0, run.exitValue(), Files.readString(log));
+        }
+        if (client != null) {
+            client.close();
+            server.destroy();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void configCustomDAndFeaturesDChangesReachTheNodeWithoutWaitingForTheInterval() throws Exception {
+        int port = freePort();
+        Path cm = tmp.resolve("config");
+        Path customD = Files.createDirectories(tmp.resolve("custom.d"));
+        Path root = tmp.resolve("host");
+        Path featuresD = Files.createDirectories(root.resolve("etc/kubernetes/node-feature-discovery/features.d"));
+        ConfigMapVolume.write(cm, "nfd.conf", config(port, customD, "a"));
+        startRun("--config", cm.resolve("nfd.conf").toString(), "--host-root", root.toString(), "--sources", "local");
+        awaitLabels(l -> "a".equals(l.get(PREFIX + "live")), 30, log);
+
+        ConfigMapVolume.write(cm, "nfd.conf", config(port, customD, "b"));
+        long ms = awaitLabels(l -> "b".equals(l.get(PREFIX + "live")), 20, log);
+        System.out.printf("config change on the node after %d ms%n", ms);
+
+        Files.writeString(customD.resolve("team.yaml"), "- name: team\n  labels: {team-rule: \"yes\"}\n");
+        ms = awaitLabels(l -> "yes".equals(l.get(PREFIX + "team-rule")), 20, log);
+        System.out.printf("custom.d change on the node after %d ms%n", ms);
+
+        Files.writeString(featuresD.resolve("vendor"), "local-thing=1\n");
+        ms = awaitLabels(l -> "1".equals(l.get(PREFIX + "local-thing")), 20, log);
+        System.out.printf("features.d change on the node after %d ms%n", ms);
+
+        // an invalid config is not applied: the last good one stays, the failure is counted and logged once
+        ConfigMapVolume.write(cm, "nfd.conf", "core: {sleepInterval: soon}\n");
+        awaitMetric(port, "node_labeller_config_reload_failing 1.0", log);
+        assertTrue(metrics(port).contains("node_labeller_config_reloads_total{result=\"failure\"} 1.0"));
+        Files.writeString(featuresD.resolve("vendor"), "local-thing=2\n");
+        awaitLabels(l -> "2".equals(l.get(PREFIX + "local-thing")), 20, log);
+        Map<String, String> labels = labels();
+        assertEquals("b", labels.get(PREFIX + "live"), "the last good config's labels stay");
+        assertEquals("yes", labels.get(PREFIX + "team-rule"));
+
+        // fixed again, with a setting that needs a restart: applied, and the restart-only change named
+        ConfigMapVolume.write(cm, "nfd.conf", config(port + 1, customD, "c"));
+        awaitLabels(l -> "c".equals(l.get(PREFIX + "live")), 20, log);
+        awaitMetric(port, "node_labeller_config_reload_failing 0.0", log);
+        String out = Files.readString(log);
+        assertEquals(1, count(out, "config error: "), "problems logged once: " + out);
+        assertTrue(out.contains("config reload: daemon.port changed; it takes effect when the agent restarts"), out);
+    }
+
+    @Test
+    void aChangedDevicePluginConfigChangesTheReplicasLabels() throws Exception {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Path cm = tmp.resolve("config");
+        ConfigMapVolume.write(cm, "device-plugin-config.yaml", timeSlicing(4));
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "daemon: {port: " + freePort() + "}\ncore: {sleepInterval: 60s}\n");
+        startRun("--config", cfg.toString(), "--device-plugin-config", cm.resolve("device-plugin-config.yaml").toString(),
+                "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString(),
+                "--sources", "pci,nvidia,system");
+        awaitLabels(l -> "4".equals(l.get("nvidia.com/gpu.replicas")), 30, log);
+        assertEquals("time-slicing", labels().get("nvidia.com/gpu.sharing-strategy"));
+
+        ConfigMapVolume.write(cm, "device-plugin-config.yaml", timeSlicing(2));
+        long ms = awaitLabels(l -> "2".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+        System.out.printf("device plugin config change on the node after %d ms%n", ms);
+    }
+
+    /** The device plugin's time-slicing config (its docs' example shape). */
+    private static String timeSlicing(int replicas) {
+        return """
+                version: v1
+                sharing:
+                  timeSlicing:
+                    resources:
+                    - name: nvidia.com/gpu
+                      replicas: %d
+                """.formatted(replicas);
+    }
+
+    private Map<String, String> labels() {
+        Map<String, String> l = client.nodes().withName("worker-1").get().getMetadata().getLabels();
+        return l == null ? Map.of() : l;
+    }
+
+    /** Waits until the node's labels satisfy {@code p}; returns how long it took. */
+    private long awaitLabels(Predicate<Map<String, String>> p, int seconds, Path log) throws Exception {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(seconds)) {
+            if (p.test(labels())) {
+                return (System.nanoTime() - start) / 1_000_000;
+            }
+            Thread.sleep(50);
+        }
+        return fail("labels now " + labels() + "\n" + Files.readString(log));
+    }
+
+    private static void awaitMetric(int port, String line, Path log) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < end) {
+            if (metrics(port).contains("\n" + line + "\n")) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        fail("no '" + line + "' in\n" + metrics(port) + "\n" + Files.readString(log));
+    }
+
+    private static String metrics(int port) throws IOException, InterruptedException {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static int count(String s, String part) {
+        return s.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+    }
+
+}
