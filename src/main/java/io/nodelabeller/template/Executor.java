@@ -20,10 +20,13 @@ final class Executor {
 
     /** Output beyond this many characters is an error: a template must not grow without bound. */
     static final int MAX_OUTPUT = 1 << 20;
+    /** Actions and range iterations beyond this many are an error: {@code range 1000000000} must not hold a cycle. */
+    static final int MAX_STEPS = 1_000_000;
 
     private static final Object NO_FINAL = new Object();
 
     private final StringBuilder out = new StringBuilder();
+    private int steps;
     private final List<Object[]> vars = new ArrayList<>();
 
     private static final class Jump extends RuntimeException {
@@ -47,6 +50,7 @@ final class Executor {
 
     private void walk(List<Node> nodes, Object dot) throws TemplateException {
         for (Node n : nodes) {
+            step();
             if (n instanceof Node.Text t) {
                 write(t.text());
             } else if (n instanceof Node.Action a) {
@@ -59,6 +63,12 @@ final class Executor {
             } else if (n instanceof Node.LoopJump j) {
                 throw new Jump(j.isBreak());
             }
+        }
+    }
+
+    private void step() throws TemplateException {
+        if (++steps > MAX_STEPS) {
+            throw new TemplateException("template exceeds " + MAX_STEPS + " steps");
         }
     }
 
@@ -103,18 +113,18 @@ final class Executor {
             if (p.vars().size() > 1) {
                 throw new TemplateException("can't use " + n + " to iterate over more than one variable");
             }
-            for (long i = 0; i < n; i++) {
-                items.add(new Object[] {i, i});
-            }
         } else if (v != null) {
             throw new TemplateException("range can't iterate over " + GoFormat.value(v));
         }
-        if (items.isEmpty()) {
+        long count = v instanceof Long n ? Math.max(0, n) : items.size();
+        if (count == 0) {
             walk(c.elseBody(), dot);
             return;
         }
         int scope = vars.size();
-        for (Object[] item : items) {
+        for (long i = 0; i < count; i++) {
+            step();
+            Object[] item = v instanceof Long ? new Object[] {i, i} : items.get((int) i);
             if (p.vars().size() == 1) {
                 set(p.vars().get(0), item[1], p.assign());
             } else if (p.vars().size() == 2) {
@@ -184,16 +194,7 @@ final class Executor {
         if (hasArgs && !(first instanceof Node.Field) && !(first instanceof Node.Chain) && !(first instanceof Node.Variable)) {
             throw new TemplateException("can't give argument to non-function " + describe(first));
         }
-        if (first instanceof Node.Field f) {
-            return fields(dot, "", f.names(), hasArgs);
-        }
-        if (first instanceof Node.Variable v) {
-            return fields(variable(v.name()), v.name(), v.fields(), hasArgs);
-        }
-        if (first instanceof Node.Chain ch) {
-            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), hasArgs);
-        }
-        return arg(first, dot);
+        return operand(first, dot, hasArgs);
     }
 
     private Object call(String name, List<Arg> argNodes, Object dot, Object fin) throws TemplateException {
@@ -227,6 +228,11 @@ final class Executor {
     }
 
     private Object arg(Arg a, Object dot) throws TemplateException {
+        return operand(a, dot, false);
+    }
+
+    /** The value of an operand; {@code hasArgs}: arguments follow it (allowed only to a function, refused by a field). */
+    private Object operand(Arg a, Object dot, boolean hasArgs) throws TemplateException {
         if (a instanceof Node.Dot) {
             return dot;
         }
@@ -237,13 +243,13 @@ final class Executor {
             return l.value();
         }
         if (a instanceof Node.Field f) {
-            return fields(dot, "", f.names(), false);
+            return fields(dot, "", f.names(), hasArgs);
         }
         if (a instanceof Node.Variable v) {
-            return fields(variable(v.name()), v.name(), v.fields(), false);
+            return fields(variable(v.name()), v.name(), v.fields(), hasArgs);
         }
         if (a instanceof Node.Chain ch) {
-            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), false);
+            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), hasArgs);
         }
         if (a instanceof Node.SubPipe sp) {
             int scope = vars.size();

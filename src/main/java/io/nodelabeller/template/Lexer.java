@@ -128,7 +128,8 @@ final class Lexer {
                     }
                     simple(Type.DECLARE, 2, space);
                 }
-                case '"' -> out.add(new Token(Type.LITERAL, quoted(), stringValue(start), start, space));
+                case '"' -> out.add(new Token(Type.LITERAL, quoted('"', "quoted string"), stringValue(start), start,
+                        space));
                 case '`' -> {
                     int end = src.indexOf('`', pos + 1);
                     if (end < 0) {
@@ -137,7 +138,8 @@ final class Lexer {
                     pos = end + 1;
                     out.add(new Token(Type.LITERAL, src.substring(start, pos), src.substring(start + 1, end), start, space));
                 }
-                case '\'' -> out.add(new Token(Type.LITERAL, charConstant(), charValue(start), start, space));
+                case '\'' -> out.add(new Token(Type.LITERAL, quoted('\'', "character constant"), charValue(start), start,
+                        space));
                 case '$' -> {
                     pos++;
                     word();
@@ -242,31 +244,17 @@ final class Lexer {
         }
     }
 
-    private String quoted() throws TemplateException {
+    /** A quoted literal from {@code pos} (its opening quote) to its closing {@code quote}, on one line. */
+    private String quoted(char quote, String what) throws TemplateException {
         int start = pos++;
         while (true) {
             if (pos >= src.length() || src.charAt(pos) == '\n') {
-                throw error(start, "unterminated quoted string");
+                throw error(start, "unterminated " + what);
             }
             char c = src.charAt(pos++);
             if (c == '\\') {
                 pos++;
-            } else if (c == '"') {
-                return src.substring(start, pos);
-            }
-        }
-    }
-
-    private String charConstant() throws TemplateException {
-        int start = pos++;
-        while (true) {
-            if (pos >= src.length() || src.charAt(pos) == '\n') {
-                throw error(start, "unterminated character constant");
-            }
-            char c = src.charAt(pos++);
-            if (c == '\\') {
-                pos++;
-            } else if (c == '\'') {
+            } else if (c == quote) {
                 return src.substring(start, pos);
             }
         }

@@ -40,7 +40,7 @@ final class Sprig {
         });
         f.put("trunc", a -> {
             byte[] b = bytes(str("trunc", a, 1, 2));
-            long c = integer("trunc", a.get(0));
+            long c = toInt64(a.get(0));
             if (c < 0 && b.length + c > 0) {
                 return text(b, (int) (b.length + c), b.length);
             }
@@ -48,8 +48,8 @@ final class Sprig {
         });
         f.put("substr", a -> {
             byte[] b = bytes(str("substr", a, 2, 3));
-            long start = integer("substr", a.get(0));
-            long end = integer("substr", a.get(1));
+            long start = toInt64(a.get(0));
+            long end = toInt64(a.get(1));
             if (start < 0) {
                 return text(b, 0, (int) Math.min(Math.max(end, 0), b.length));
             }
@@ -59,7 +59,7 @@ final class Sprig {
             return end < 0 || end > b.length ? text(b, (int) start, b.length) : text(b, (int) start, (int) Math.max(end, start));
         });
         f.put("replace", a -> str("replace", a, 2, 3).replace(str("replace", a, 0, 3), str("replace", a, 1, 3)));
-        f.put("repeat", a -> str("repeat", a, 1, 2).repeat((int) Math.max(0, integer("repeat", a.get(0)))));
+        f.put("repeat", a -> str("repeat", a, 1, 2).repeat((int) Math.max(0, toInt64(a.get(0)))));
         f.put("contains", a -> str("contains", a, 1, 2).contains(str("contains", a, 0, 2)));
         f.put("hasPrefix", a -> str("hasPrefix", a, 1, 2).startsWith(str("hasPrefix", a, 0, 2)));
         f.put("hasSuffix", a -> str("hasSuffix", a, 1, 2).endsWith(str("hasSuffix", a, 0, 2)));
@@ -114,28 +114,28 @@ final class Sprig {
                 return 0L;
             }
         });
-        f.put("int", a -> integer("int", Functions.arity("int", a, 1).get(0)));
-        f.put("int64", a -> integer("int64", Functions.arity("int64", a, 1).get(0)));
+        f.put("int", a -> toInt64(Functions.arity("int", a, 1).get(0)));
+        f.put("int64", a -> toInt64(Functions.arity("int64", a, 1).get(0)));
         f.put("add", a -> {
             long sum = 0;
             for (Object o : a) {
-                sum += integer("add", o);
+                sum += toInt64(o);
             }
             return sum;
         });
-        f.put("add1", a -> integer("add1", Functions.arity("add1", a, 1).get(0)) + 1);
-        f.put("sub", a -> integer("sub", Functions.arity("sub", a, 2).get(0)) - integer("sub", a.get(1)));
+        f.put("add1", a -> toInt64(Functions.arity("add1", a, 1).get(0)) + 1);
+        f.put("sub", a -> toInt64(Functions.arity("sub", a, 2).get(0)) - toInt64(a.get(1)));
         f.put("mul", a -> {
             long p = 1;
             for (Object o : a) {
-                p *= integer("mul", o);
+                p *= toInt64(o);
             }
             return p;
         });
         f.put("div", a -> divide("div", a, false));
         f.put("mod", a -> divide("mod", a, true));
-        f.put("max", a -> a.stream().mapToLong(o -> integerOrZero(o)).max().orElseThrow());
-        f.put("min", a -> a.stream().mapToLong(o -> integerOrZero(o)).min().orElseThrow());
+        f.put("max", a -> a.stream().mapToLong(o -> toInt64(o)).max().orElseThrow());
+        f.put("min", a -> a.stream().mapToLong(o -> toInt64(o)).min().orElseThrow());
         f.put("default", a -> {
             if (a.isEmpty()) {
                 throw new TemplateException("wrong number of args for default: want at least 1 got 0");
@@ -267,11 +267,7 @@ final class Sprig {
     }
 
     /** spf13/cast's ToInt64 as Sprig uses it: numbers truncated, text read with Go's base prefixes, else 0. */
-    private static long integer(String fn, Object v) throws TemplateException {
-        return integerOrZero(v);
-    }
-
-    private static long integerOrZero(Object v) {
+    private static long toInt64(Object v) {
         if (v instanceof Long l) {
             return l;
         }
@@ -308,8 +304,8 @@ final class Sprig {
 
     private static long divide(String fn, List<Object> a, boolean mod) throws TemplateException {
         Functions.arity(fn, a, 2);
-        long x = integerOrZero(a.get(0));
-        long y = integerOrZero(a.get(1));
+        long x = toInt64(a.get(0));
+        long y = toInt64(a.get(1));
         if (y == 0) {
             throw new TemplateException("error calling " + fn + ": runtime error: integer divide by zero");
         }
