@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The first processor block of {@code /proc/cpuinfo} (x86 layout: "key\t: value" lines, blocks separated
- * by a blank line). The first block is what CPUID reports on the CPU NFD happens to run on; flags are the
+ * The first processor block of {@code /proc/cpuinfo} ("key\t: value" lines, blocks separated by a blank line;
+ * x86 blocks have vendor_id and flags, arm64 blocks Features and CPU implementer/part). The first block is what CPUID reports on the CPU NFD happens to run on; flags are the
  * same on every logical CPU of a server.
  *
  * @param fields every "key: value" of the block, keys trimmed (e.g. "vendor_id", "cpu family", "model")
@@ -77,6 +77,17 @@ record CpuInfo(Map<String, String> fields) {
     /** The "flags" line split on white space; empty when the block has none. */
     Set<String> flags() {
         String line = fields.get("flags");
+        Set<String> out = new TreeSet<>();
+        if (line != null) {
+            out.addAll(List.of(line.trim().split("\\s+")));
+            out.remove("");
+        }
+        return out;
+    }
+
+    /** The arm64 "Features" line split on white space (the kernel's hwcap names); empty when there is none. */
+    Set<String> features() {
+        String line = fields.get("Features");
         Set<String> out = new TreeSet<>();
         if (line != null) {
             out.addAll(List.of(line.trim().split("\\s+")));

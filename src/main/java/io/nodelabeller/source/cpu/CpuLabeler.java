@@ -38,14 +38,16 @@ public final class CpuLabeler implements Labeler {
         String kvmAmd = "/sys/module/kvm_amd/parameters/";
         return List.of(
                 LabelDoc.pattern(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true", CpuSource.NAME,
-                        cpuinfo + " flags (first processor)",
-                        "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), filtered by "
-                                + "sources.cpu.cpuid.attributeWhitelist / attributeBlacklist."),
-                cpu("cpu-model.vendor_id", cpuinfo + " vendor_id", "AMD", "CPU vendor: Intel, AMD, Hygon, VendorUnknown..."),
-                cpu("cpu-model.family", cpuinfo + " cpu family", "23", "CPU family, decimal."),
-                cpu("cpu-model.id", cpuinfo + " model", "49", "CPU model number, decimal."),
+                        cpuinfo + " flags (first processor); arm64: Features",
+                        "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), on arm64 a hwcap by "
+                                + "NFD's name (SVE2, BF16, ...), filtered by sources.cpu.cpuid.attributeWhitelist / "
+                                + "attributeBlacklist."),
+                cpu("cpu-model.vendor_id", cpuinfo + " vendor_id; arm64: MIDR_EL1 implementer", "AMD",
+                        "CPU vendor: Intel, AMD, Hygon, ARM, Ampere, NVIDIA, VendorUnknown..."),
+                cpu("cpu-model.family", cpuinfo + " cpu family; arm64: MIDR_EL1 bits 16-23", "23", "CPU family, decimal."),
+                cpu("cpu-model.id", cpuinfo + " model; arm64: MIDR_EL1 bits 0-15", "49", "CPU model number, decimal."),
                 cpu("cpu-model.hypervisor", cpuinfo + " flags", "none",
-                        "none on bare metal (no hypervisor flag); absent in a VM."),
+                        "none on bare metal (no hypervisor flag); absent in a VM; always none on arm64 (as NFD)."),
                 cpu("cpu-hardware_multithreading", "/sys/devices/system/cpu/cpu*/topology/thread_siblings_list", "true",
                         "Whether some core runs more than one hardware thread (SMT)."),
                 cpu("cpu-pstate.status", pstate + "status", "active",

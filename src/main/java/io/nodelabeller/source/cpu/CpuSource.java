@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * NFD's {@code cpu} source, read from the host's files only: {@code cpu.cpuid} (flags, NFD's names, see
- * {@link CpuidFlags}) and {@code cpu.model} from {@code /proc/cpuinfo}; {@code cpu.topology},
+ * {@link CpuidFlags}; on arm64 {@link CpuArm64}) and {@code cpu.model} from {@code /proc/cpuinfo}; {@code cpu.topology},
  * {@code cpu.pstate}, {@code cpu.cstate}, {@code cpu.rdt} and {@code cpu.security} from sysfs and the same flags. Never runs CPUID on the
  * machine it happens to run on: a host tree without these files yields no CPU features.
  */
@@ -36,6 +36,14 @@ public final class CpuSource implements Source {
             }
         } else {
             warnings.warn("no " + CPUINFO + " under the host root: no cpu.cpuid or cpu.model");
+        }
+        if (info != null && CpuArm64.is(info)) {
+            // arm64: NFD's cpuid flags and model only; its P-state, C-state, RDT and security parts are x86-only
+            b.flags("cpuid", CpuArm64.cpuid(info.features()));
+            b.origin("cpuid", host.path(CPUINFO) + " (Features of the first processor)");
+            put(b, "model", CpuArm64.model(info, host), host.path(CpuArm64.MIDR) + ", " + host.path(CPUINFO));
+            put(b, "topology", CpuSysfs.topology(host), host.path(CpuSysfs.CPU_DIR) + "/cpu*/topology");
+            return b.build();
         }
         if (info != null) {
             kernelFlags = info.flags();
