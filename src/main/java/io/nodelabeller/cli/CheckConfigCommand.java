@@ -27,6 +27,9 @@ final class CheckConfigCommand extends HostCommand {
         if (common.devicePluginConfig != null) {
             spec.commandLine().getOut().println(common.devicePluginConfig + ": ok (device plugin config)");
         }
+        if (common.devicePluginConfigDir != null) {
+            spec.commandLine().getOut().println(common.devicePluginConfigDir + ": ok (device plugin configs)");
+        }
         return Main.OK;
     }
 }

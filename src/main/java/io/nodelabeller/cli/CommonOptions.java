@@ -1,6 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.DevicePluginConfigs;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Options;
@@ -34,6 +35,15 @@ final class CommonOptions {
             description = "The NVIDIA device plugin's config file (sharing, MIG strategy).")
     Path devicePluginConfig;
 
+    @Option(names = "--device-plugin-config-dir", paramLabel = "DIR",
+            description = "The device plugin's named configs (its ConfigMap as a directory); the node label "
+                    + "nvidia.com/device-plugin.config picks one (GPU Operator).")
+    Path devicePluginConfigDir;
+
+    @Option(names = "--device-plugin-default-config", paramLabel = "NAME",
+            description = "With --device-plugin-config-dir: the config of nodes without the label.")
+    String devicePluginDefaultConfig;
+
     @Option(names = "--no-timestamp", description = "Leave out nvidia.com/gfd.timestamp.")
     boolean noTimestamp;
 
@@ -41,16 +51,74 @@ final class CommonOptions {
             description = "Sources to run (overrides core.featureSources): all, names, -name to leave one out.")
     List<String> sources;
 
-    /** The config, strictly: what NFD would accept with a warning is a problem too (check-config). */
+    /**
+     * The config, strictly: what NFD would accept with a warning is a problem too (check-config). With
+     * {@code --device-plugin-config-dir}, every named config there is checked, all problems reported together.
+     */
     Config loadConfigStrictly() throws ConfigException {
-        return Catalog.configLoader().strict().load(config, devicePluginConfig);
+        DevicePluginConfigs.Choice choice = devicePluginChoice(null);
+        if (choice == null) {
+            return Catalog.configLoader().strict().load(config, devicePluginConfig);
+        }
+        List<String> problems = new java.util.ArrayList<>(choice.warnings());
+        Config loaded = null;
+        try {
+            loaded = Catalog.configLoader().strict().load(config, choice.file());
+        } catch (ConfigException e) {
+            problems.addAll(e.problems());
+        }
+        try {
+            for (String name : DevicePluginConfigs.names(devicePluginConfigDir)) {
+                if (!name.equals(choice.name())) {
+                    try {
+                        io.nodelabeller.config.ConfigLoader.loadDevicePlugin(devicePluginConfigDir.resolve(name));
+                    } catch (ConfigException e) {
+                        problems.addAll(e.problems());
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            problems.add(devicePluginConfigDir + ": cannot list the device plugin configs: " + e.getMessage());
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException(problems);
+        }
+        return loaded;
     }
 
     /** The config as the agent takes it: what NFD accepts with a warning is logged, one line each, and accepted. */
     Config loadConfig() throws ConfigException {
-        Config loaded = Catalog.configLoader().load(config, devicePluginConfig);
+        DevicePluginConfigs.Choice choice = devicePluginChoice(null);
+        if (choice != null) {
+            choice.warnings().forEach(w -> org.slf4j.LoggerFactory.getLogger(CommonOptions.class).warn("{}", w));
+        }
+        return loadConfig(choice);
+    }
+
+    /** The config with the device plugin config {@code choice} (from {@link #devicePluginChoice}); warnings logged. */
+    Config loadConfig(DevicePluginConfigs.Choice choice) throws ConfigException {
+        Config loaded = Catalog.configLoader().load(config, devicePluginFile(choice));
         loaded.warnings().forEach(w -> org.slf4j.LoggerFactory.getLogger(CommonOptions.class).warn("{}", w));
         return loaded;
+    }
+
+    /**
+     * Which of {@code --device-plugin-config-dir}'s configs a node whose {@value DevicePluginConfigs#NODE_LABEL}
+     * label is {@code nodeLabel} (null: not known) uses; null without that option.
+     */
+    DevicePluginConfigs.Choice devicePluginChoice(String nodeLabel) {
+        if (devicePluginConfigDir == null) {
+            return null;
+        }
+        if (devicePluginConfig != null) {
+            throw new ParameterException(command.commandLine(),
+                    "--device-plugin-config and --device-plugin-config-dir: give one of them");
+        }
+        return DevicePluginConfigs.choose(devicePluginConfigDir, nodeLabel, devicePluginDefaultConfig);
+    }
+
+    private Path devicePluginFile(DevicePluginConfigs.Choice choice) {
+        return choice == null ? devicePluginConfig : choice.file();
     }
 
     /**

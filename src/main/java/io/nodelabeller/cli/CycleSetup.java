@@ -1,6 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.DevicePluginConfigs;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.daemon.Cycle;
 import io.nodelabeller.daemon.Metrics;
@@ -10,7 +11,10 @@ import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import picocli.CommandLine;
 
+import org.slf4j.LoggerFactory;
+
 import java.time.Clock;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -20,13 +24,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class CycleSetup implements AutoCloseable {
 
     final Config config;
+    /** The node's device plugin config among {@code --device-plugin-config-dir}'s, or null without that option. */
+    final DevicePluginConfigs.Choice devicePluginChoice;
     final Metrics metrics;
     final Outputs outputs;
     final Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private CycleSetup(Config config, Metrics metrics, Outputs outputs, Cycle cycle) {
+    private CycleSetup(Config config, DevicePluginConfigs.Choice devicePluginChoice, Metrics metrics, Outputs outputs,
+                       Cycle cycle) {
         this.config = config;
+        this.devicePluginChoice = devicePluginChoice;
         this.metrics = metrics;
         this.outputs = outputs;
         this.cycle = cycle;
@@ -40,27 +48,20 @@ final class CycleSetup implements AutoCloseable {
             throws CommandFailed {
         kube.check();
         Config config;
-        try {
-            config = common.loadConfig();
-        } catch (ConfigException e) {
-            throw new CommandFailed(ConfigErrors.report(spec, e));
-        }
         Discovery discovery;
         Labelling labelling;
         try {
+            // the device plugin config a node without the label would use; the node's own choice is known below
+            config = common.loadConfig(common.devicePluginChoice(null));
             discovery = Inspection.discovery(config, common.options());
             labelling = Catalog.labelling(config, common.options());
+        } catch (ConfigException e) {
+            throw new CommandFailed(ConfigErrors.report(spec, e));
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
-                    + e.getMessage());
-            throw new CommandFailed(Main.USAGE);
+            throw new CommandFailed(configError(spec, common, e));
         }
         Metrics metrics = new Metrics();
-        metrics.configWarnings(config.warnings().size());
-        metrics.configLoaded(false, true, Clock.systemUTC().instant());
         metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
-        metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
-                Catalog.selectLabelers(config.core().labelSources()));
         Outputs outputs;
         try {
             outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics, daemon);
@@ -68,13 +69,40 @@ final class CycleSetup implements AutoCloseable {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
+        // Read before the first cycle (it seeds the node view): the labels owned on the node, and the node's choice
+        // among the device plugin's named configs (--device-plugin-config-dir)
+        Map<String, String> owned = outputs.ownedOnNode();
+        DevicePluginConfigs.Choice choice = common.devicePluginChoice(outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
+        if (choice != null) {
+            choice.warnings().forEach(w -> LoggerFactory.getLogger(CycleSetup.class).warn("{}", w));
+            try {
+                config = common.loadConfig(choice);
+                discovery = Inspection.discovery(config, common.options());
+                labelling = Catalog.labelling(config, common.options());
+            } catch (ConfigException e) {
+                outputs.close();
+                throw new CommandFailed(ConfigErrors.report(spec, e));
+            } catch (IllegalArgumentException e) {
+                outputs.close();
+                throw new CommandFailed(configError(spec, common, e));
+            }
+        }
+        metrics.configWarnings(config.warnings().size());
+        metrics.configLoaded(false, true, Clock.systemUTC().instant());
+        metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
+                Catalog.selectLabelers(config.core().labelSources()));
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
-        Retention retention = Retention.initial(config.publish().staleAfter())
-                .withPrevious(outputs.ownedOnNode());
+        Retention retention = Retention.initial(config.publish().staleAfter()).withPrevious(owned);
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
-        return new CycleSetup(config, metrics, outputs, cycle);
+        return new CycleSetup(config, choice, metrics, outputs, cycle);
+    }
+
+    private static int configError(CommandLine.Model.CommandSpec spec, CommonOptions common, IllegalArgumentException e) {
+        spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")
+                + e.getMessage());
+        return Main.USAGE;
     }
 
     /** Idempotent: run's shutdown hook and its main thread may both get here. */

@@ -2,6 +2,7 @@ package io.nodelabeller.cli;
 
 import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.DevicePluginConfigs;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.daemon.ConfigWatch;
@@ -22,7 +23,8 @@ import java.util.Objects;
  * cycle that starts at once; when it is not, the last good config stays, its problems are logged once and
  * {@code node_labeller_config_reload_failing} is 1. A change of features.d starts a cycle. Settings that need a
  * restart ({@code daemon}, {@code publish}, {@code core.noPublish}, {@code core.ownerRefs},
- * {@code core.noPublishFeatures}) are logged when they change and otherwise left as they were.
+ * {@code core.noPublishFeatures}) are logged when they change and otherwise left as they were. With
+ * {@code --device-plugin-config-dir}, the node's label picks the device plugin config, checked before every cycle.
  */
 final class LiveConfig implements ConfigWatch.Listener {
 
@@ -31,18 +33,24 @@ final class LiveConfig implements ConfigWatch.Listener {
     private final CommonOptions common;
     private final Options options;
     private final CycleSetup setup;
-    private final Daemon daemon;
     private final Clock clock;
+    private volatile Daemon daemon;
     private volatile Config current;
+    private DevicePluginConfigs.Choice choice;
     private List<String> lastProblems = List.of();
 
-    LiveConfig(CommonOptions common, CycleSetup setup, Daemon daemon, Clock clock) {
+    LiveConfig(CommonOptions common, CycleSetup setup, Clock clock) {
         this.common = common;
         this.options = common.options();
         this.setup = setup;
-        this.daemon = daemon;
         this.clock = clock;
         this.current = setup.config;
+        this.choice = setup.devicePluginChoice;
+    }
+
+    /** The daemon whose interval and cycles a reload changes (set once it runs). */
+    void attach(Daemon running) {
+        this.daemon = running;
     }
 
     /** What to watch for the config in use. */
@@ -54,6 +62,9 @@ final class LiveConfig implements ConfigWatch.Listener {
         }
         if (common.devicePluginConfig != null) {
             config.add(common.devicePluginConfig);
+        }
+        if (common.devicePluginConfigDir != null) {
+            config.add(common.devicePluginConfigDir);
         }
         if (!c.core().customRulesDir().isEmpty()) {
             config.add(Path.of(c.core().customRulesDir()));
@@ -67,10 +78,38 @@ final class LiveConfig implements ConfigWatch.Listener {
     }
 
     @Override
-    public void configChanged() {
+    public synchronized void configChanged() {
+        if (reload(nodeChoice())) {
+            Daemon d = daemon;
+            if (d != null) {
+                d.cycleNow();
+            }
+        }
+    }
+
+    /**
+     * Before each cycle: when the node's {@value DevicePluginConfigs#NODE_LABEL} label (as the node publisher last
+     * saw it) now picks another of the device plugin's configs, that config is used from this cycle on.
+     */
+    synchronized void beforeCycle() {
+        DevicePluginConfigs.Choice now = nodeChoice();
+        if (now != null && choice != null && !now.name().equals(choice.name())) {
+            LOG.info("device plugin config: '{}' instead of '{}' (node label {}={})", now.name(), choice.name(),
+                    DevicePluginConfigs.NODE_LABEL, setup.outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
+            reload(now);
+        }
+    }
+
+    /** The node's device plugin config now; null without --device-plugin-config-dir. */
+    private DevicePluginConfigs.Choice nodeChoice() {
+        return common.devicePluginChoice(setup.outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
+    }
+
+    /** Loads the config with {@code dp} and, when it is valid, uses it from the next cycle on; true when it was. */
+    private boolean reload(DevicePluginConfigs.Choice dp) {
         Config loaded;
         try {
-            loaded = common.loadConfig();
+            loaded = common.loadConfig(dp);
             // built before anything is swapped: an unknown source name fails here, and nothing changes
             var sources = Catalog.sources(loaded, options, Inspection.sourceSelection(loaded, options));
             var labelling = Catalog.labelling(loaded, options);
@@ -78,24 +117,30 @@ final class LiveConfig implements ConfigWatch.Listener {
                     loaded.devicePlugin().failOnInitErrorOrDefault());
         } catch (ConfigException e) {
             failed(e.problems());
-            return;
+            return false;
         } catch (IllegalArgumentException e) {
             failed(List.of(e.getMessage()));
-            return;
+            return false;
+        }
+        if (dp != null && (choice == null || !dp.warnings().equals(choice.warnings()))) {
+            dp.warnings().forEach(w -> LOG.warn("{}", w));
         }
         for (String setting : restartOnly(current, loaded)) {
             LOG.warn("config reload: {} changed; it takes effect when the agent restarts", setting);
         }
         Config before = current;
         current = loaded;
+        choice = dp;
         lastProblems = List.of();
         setup.metrics.configLoaded(true, true, clock.instant());
         setup.metrics.configWarnings(loaded.warnings().size());
-        if (!before.core().sleepInterval().equals(loaded.core().sleepInterval())) {
-            daemon.setInterval(loaded.core().sleepInterval());
+        Daemon d = daemon;
+        if (d != null && !before.core().sleepInterval().equals(loaded.core().sleepInterval())) {
+            d.setInterval(loaded.core().sleepInterval());
         }
-        LOG.info("config reloaded{}; running a cycle now", common.config == null ? "" : " from " + common.config);
-        daemon.cycleNow();
+        LOG.info("config reloaded{}{}", common.config == null ? "" : " from " + common.config,
+                dp == null ? "" : " with device plugin config '" + dp.name() + "'");
+        return true;
     }
 
     private void failed(List<String> problems) {
@@ -110,7 +155,10 @@ final class LiveConfig implements ConfigWatch.Listener {
     @Override
     public void hostFilesChanged() {
         LOG.info("features.d changed; running a cycle now");
-        daemon.cycleNow();
+        Daemon d = daemon;
+        if (d != null) {
+            d.cycleNow();
+        }
     }
 
     /** The settings read only at start-up that differ between {@code a} and {@code b}. */

@@ -160,6 +160,16 @@ final class Outputs implements AutoCloseable {
         return java.util.Map.of();
     }
 
+    /** Label {@code key} of the node as the Node publisher last saw it; null without one or before it saw the node. */
+    String nodeLabel(String key) {
+        for (Publisher p : publishers) {
+            if (p instanceof NodePublisher node) {
+                return node.seenLabel(key);
+            }
+        }
+        return null;
+    }
+
     private static void closeQuietly(KubernetesClient client) {
         if (client != null) {
             client.close();

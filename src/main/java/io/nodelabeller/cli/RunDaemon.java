@@ -30,8 +30,10 @@ final class RunDaemon {
     static int run(CommandLine.Model.CommandSpec spec, CommonOptions common, CycleSetup p) throws InterruptedException {
         Daemon daemon;
         int port = p.config.daemon().port();
+        LiveConfig live = new LiveConfig(common, p, java.time.Clock.systemUTC());
         try {
-            daemon = Daemon.start(p.cycle, p.metrics, p.config.core().sleepInterval(), new InetSocketAddress(port));
+            daemon = Daemon.start(p.cycle, p.metrics, p.config.core().sleepInterval(), new InetSocketAddress(port),
+                    live::beforeCycle);
         } catch (IOException e) {
             spec.commandLine().getErr().println("node-labeller run: cannot listen on port " + port
                     + " (daemon.port): " + e.getMessage());
@@ -40,7 +42,7 @@ final class RunDaemon {
             spec.commandLine().getErr().println("node-labeller run: cannot start the scheduler: " + e.getMessage());
             return Main.FAILURE;
         }
-        LiveConfig live = new LiveConfig(common, p, daemon, java.time.Clock.systemUTC());
+        live.attach(daemon);
         ConfigWatch watch = ConfigWatch.start(live::watched, live, WATCH_POLL);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (daemon.isClosed()) {

@@ -39,6 +39,12 @@ public final class Daemon implements AutoCloseable {
      */
     public static Daemon start(Cycle cycle, Metrics metrics, Duration interval, InetSocketAddress address)
             throws IOException, SchedulerException {
+        return start(cycle, metrics, interval, address, () -> { });
+    }
+
+    /** As above, running {@code beforeCycle} (e.g. a config choice that depends on the node) before each cycle. */
+    public static Daemon start(Cycle cycle, Metrics metrics, Duration interval, InetSocketAddress address,
+                               Runnable beforeCycle) throws IOException, SchedulerException {
         AtomicReference<Duration> current = new AtomicReference<>(interval);
         Endpoints endpoints = Endpoints.start(address, metrics.registry(), () -> current.get().isZero()
                 ? cycle.lastSuccess().isPresent() : cycle.succeededWithin(current.get().multipliedBy(2)));
@@ -47,7 +53,14 @@ public final class Daemon implements AutoCloseable {
         try {
             // published before the first cycle can end: stopAfterFatal may need it
             synchronized (daemon) {
-                daemon.scheduler = CycleScheduler.start(() -> daemon.afterCycle(cycle.run()), interval);
+                daemon.scheduler = CycleScheduler.start(() -> {
+                    try {
+                        beforeCycle.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("preparing the cycle failed; it runs as configured before", e);
+                    }
+                    daemon.afterCycle(cycle.run());
+                }, interval);
             }
             LOG.info("running: a cycle every {}, endpoints on port {}", interval, endpoints.port());
             return daemon;

@@ -224,6 +224,18 @@ public final class NodePublisher implements Publisher {
         }
     }
 
+    /**
+     * The value of label {@code key} on the node as last seen (read or watched; no request is made), or null when
+     * the node has not been seen or has no such label.
+     */
+    public String seenLabel(String key) {
+        Node node = view.peek();
+        if (node == null || node.getMetadata().getLabels() == null) {
+            return null;
+        }
+        return node.getMetadata().getLabels().get(key);
+    }
+
     /** The node as the watch last showed it (for tests that wait for an event). */
     Node viewed() {
         return view.peek();

@@ -51,4 +51,22 @@ class DevicePluginCliTest {
         assertTrue(r.err().contains(cfg + ": devicePlugin: given both here and with --device-plugin-config " + dp), r.err());
         assertEquals(0, CliTest.run("check-config", "--config", cfg.toString()).code());
     }
+
+    @Test
+    void checkConfigChecksEveryNamedConfigOfADirectory() throws Exception {
+        Path dir = tmp.resolve("configs");
+        io.nodelabeller.testing.ConfigMapVolume.write(dir, "default", "version: v1\n",
+                "broken", "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: gpu\n      replicas: 1\n");
+        CliTest.Result bad = CliTest.run("check-config", "--device-plugin-config-dir", dir.toString());
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().contains(dir.resolve("broken") + ": sharing.timeSlicing.resources[0].replicas: number of "
+                + "replicas must be >= 2, got 1"), bad.err());
+
+        io.nodelabeller.testing.ConfigMapVolume.write(dir, "default", "version: v1\n", "ts", "version: v1\n");
+        CliTest.Result ok = CliTest.run("check-config", "--device-plugin-config-dir", dir.toString());
+        assertEquals(0, ok.code(), ok.err());
+        assertTrue(ok.out().contains(dir + ": ok (device plugin configs)"), ok.out());
+        assertEquals(2, CliTest.run("check-config", "--device-plugin-config-dir", dir.toString(),
+                "--device-plugin-config", dir.resolve("ts").toString()).code(), "one or the other");
+    }
 }

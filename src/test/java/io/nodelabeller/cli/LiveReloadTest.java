@@ -66,11 +66,17 @@ class LiveReloadTest {
 
     /** {@code run} for node worker-1 against a new CRUD mock server, with {@code args}. */
     private void startRun(String... args) throws IOException {
+        startRun(Map.of(), args);
+    }
+
+    /** {@code run} for node worker-1, which has {@code nodeLabels}, against a new CRUD mock server. */
+    private void startRun(Map<String, String> nodeLabels, String... args) throws IOException {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build()).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").withLabels(nodeLabels)
+                .endMetadata().build()).create();
         log = tmp.resolve("run.log");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--node-name", "worker-1",
@@ -157,6 +163,46 @@ class LiveReloadTest {
         ConfigMapVolume.write(cm, "device-plugin-config.yaml", timeSlicing(2));
         long ms = awaitLabels(l -> "2".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
         System.out.printf("device plugin config change on the node after %d ms%n", ms);
+    }
+
+    @Test
+    void theNodesLabelPicksTheDevicePluginConfigAsTheGpuOperatorDoes() throws Exception {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        // the device plugin's ConfigMap with named configs (its chart's config.map), mounted as a directory
+        Path dp = tmp.resolve("device-plugin-configs");
+        ConfigMapVolume.write(dp, "default", "version: v1\n", "ts4", timeSlicing(4), "ts2", timeSlicing(2));
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "daemon: {port: " + freePort() + "}\ncore: {sleepInterval: 2s}\n");
+        String label = "nvidia.com/device-plugin.config";
+        startRun(Map.of(label, "ts4"), "--config", cfg.toString(), "--device-plugin-config-dir", dp.toString(),
+                "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString(),
+                "--sources", "pci,nvidia,system");
+        awaitLabels(l -> "4".equals(l.get("nvidia.com/gpu.replicas")), 30, log);
+
+        setNodeLabel(label, "ts2");
+        awaitLabels(l -> "2".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+
+        // a name the ConfigMap does not have: the default, with a warning (the device plugin's config-manager
+        // would stop; its pod keeps its last config, which is not ours to guess)
+        setNodeLabel(label, "nosuch");
+        awaitLabels(l -> "1".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+        assertEquals("none", labels().get("nvidia.com/gpu.sharing-strategy"));
+        assertTrue(Files.readString(log).contains("node label nvidia.com/device-plugin.config=nosuch names no config"),
+                Files.readString(log));
+
+        // the named config itself changes (ConfigMap update): seen by the file watch
+        setNodeLabel(label, "ts2");
+        awaitLabels(l -> "2".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+        ConfigMapVolume.write(dp, "default", "version: v1\n", "ts4", timeSlicing(4), "ts2", timeSlicing(3));
+        awaitLabels(l -> "3".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+    }
+
+    private void setNodeLabel(String key, String value) {
+        client.nodes().withName("worker-1").edit(n -> {
+            n.getMetadata().getLabels().put(key, value);
+            return n;
+        });
     }
 
     /** The device plugin's time-slicing config (its docs' example shape). */
