@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Discovers what a node is made of and writes it onto the Kubernetes Node as labels.",
         subcommands = {PrintCommand.class, ExplainCommand.class, CheckConfigCommand.class,
-                RunCommand.class, OnceCommand.class, PruneCommand.class, LabelsCommand.class,
+                RunCommand.class, OnceCommand.class, PruneCommand.class, LabelsCommand.class, AffinityCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
