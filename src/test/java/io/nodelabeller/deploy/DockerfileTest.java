@@ -1,0 +1,47 @@
+package io.nodelabeller.deploy;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the Dockerfile promises about the image it builds, checked without a container engine. */
+class DockerfileTest {
+
+    private static String read(String file) throws Exception {
+        return Files.readString(Path.of(file));
+    }
+
+    @Test
+    void theVersionLabelIsThePomsVersion() throws Exception {
+        Matcher pom = Pattern.compile("<artifactId>node-labeller</artifactId>\\s*<version>([^<]+)</version>").matcher(read("pom.xml"));
+        assertTrue(pom.find());
+        Matcher arg = Pattern.compile("(?m)^ARG VERSION=(\\S+)$").matcher(read("Dockerfile"));
+        assertTrue(arg.find());
+        assertEquals(pom.group(1), arg.group(1), "Dockerfile ARG VERSION and the pom's version");
+        assertTrue(read("Dockerfile").contains("org.opencontainers.image.version=\"${VERSION}\""));
+    }
+
+    @Test
+    void bothStagesUseTheBaseImageArgumentSoOneDigestPinsThem() throws Exception {
+        List<String> froms = read("Dockerfile").lines().filter(l -> l.startsWith("FROM ")).toList();
+        assertEquals(List.of("FROM ${BASE_IMAGE} AS build", "FROM ${BASE_IMAGE}"), froms);
+    }
+
+    @Test
+    void theImageBuildSkipsTestCompilationAndTheTestDependencies() throws Exception {
+        assertTrue(read("Dockerfile").contains("package -Dmaven.test.skip=true"));
+        // the pom leaves the test-only dependencies out when maven.test.skip is set (so they are not downloaded)
+        String pom = read("pom.xml");
+        int profile = pom.indexOf("<id>test-dependencies</id>");
+        assertTrue(profile > 0 && pom.indexOf("<name>!maven.test.skip</name>", profile) > profile);
+        String main = pom.substring(0, pom.indexOf("<profiles>"));
+        assertTrue(!main.contains("<scope>test</scope>"), "no test-scoped dependency outside that profile");
+    }
+}
