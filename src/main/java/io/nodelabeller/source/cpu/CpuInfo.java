@@ -74,20 +74,18 @@ record CpuInfo(Map<String, String> fields) {
         return fields.get(key);
     }
 
-    /** The "flags" line split on white space; empty when the block has none. */
+    /** The x86 "flags" line split on white space; empty when the block has none. */
     Set<String> flags() {
-        String line = fields.get("flags");
-        Set<String> out = new TreeSet<>();
-        if (line != null) {
-            out.addAll(List.of(line.trim().split("\\s+")));
-            out.remove("");
-        }
-        return out;
+        return words("flags");
     }
 
     /** The arm64 "Features" line split on white space (the kernel's hwcap names); empty when there is none. */
     Set<String> features() {
-        String line = fields.get("Features");
+        return words("Features");
+    }
+
+    private Set<String> words(String key) {
+        String line = fields.get(key);
         Set<String> out = new TreeSet<>();
         if (line != null) {
             out.addAll(List.of(line.trim().split("\\s+")));
