@@ -66,3 +66,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- range (default (list) $core.extraLabelNs) }}{{ $domains = append $domains (trimPrefix "*." .) }}{{ end -}}
 {{- $domains | uniq | toJson -}}
 {{- end -}}
+
+{{/*
+"true" when the GPU DaemonSet needs the MIG monitor capability: gpu.migMonitor true, or "auto" with a MIG strategy
+other than none in devicePluginConfig.
+*/}}
+{{- define "node-labeller.migMonitor" -}}
+{{- $m := .Values.gpu.migMonitor -}}
+{{- if eq (toString $m) "auto" -}}
+{{- $strategy := (((.Values.devicePluginConfig).flags).migStrategy) | default "none" -}}
+{{- ne $strategy "none" -}}
+{{- else -}}
+{{- eq (toString $m) "true" -}}
+{{- end -}}
+{{- end -}}

@@ -157,6 +157,41 @@ class HelmChartTest {
         }
     }
 
+    /**
+     * MIG strategies other than none give the GPU DaemonSet the MIG monitor capability, as GFD's chart does
+     * (k8s-device-plugin deployments/helm: NVIDIA_MIG_MONITOR_DEVICES=all and SYS_ADMIN), and nothing else: the
+     * container toolkit's hook refuses the variable unless SYS_ADMIN is in the bounding set
+     * (nvidia-container-toolkit cmd/nvidia-container-runtime-hook/container_config.go), the user stays 65534.
+     */
+    @Test
+    void migStrategiesGiveOnlyTheGpuDaemonSetTheMigMonitorCapability(@TempDir Path tmp) throws Exception {
+        for (String strategy : List.of("none", "single", "mixed")) {
+            Path values = tmp.resolve(strategy + ".yaml");
+            Files.writeString(values, "gpu: {enabled: true}\ndevicePluginConfig: {version: v1, flags: {migStrategy: "
+                    + strategy + "}}\n");
+            List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                    .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+            for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
+                var c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
+                boolean monitor = ds.getMetadata().getName().endsWith("-gpu") && !strategy.equals("none");
+                assertEquals(monitor, c.getEnv().stream().anyMatch(e -> e.getName().equals("NVIDIA_MIG_MONITOR_DEVICES")
+                        && "all".equals(e.getValue())), strategy + " " + ds.getMetadata().getName());
+                var caps = c.getSecurityContext().getCapabilities();
+                assertEquals(monitor ? List.of("SYS_ADMIN") : List.of(), caps.getAdd() == null ? List.of() : caps.getAdd(),
+                        strategy + " " + ds.getMetadata().getName());
+                assertEquals(List.of("ALL"), caps.getDrop());
+                assertEquals(65534L, c.getSecurityContext().getRunAsUser());
+                assertEquals(false, c.getSecurityContext().getAllowPrivilegeEscalation());
+            }
+        }
+        Path forced = tmp.resolve("forced.yaml");
+        Files.writeString(forced, "gpu: {enabled: true, migMonitor: true}\n");
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(forced).call());
+        assertEquals(List.of("SYS_ADMIN"), one(helm, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec()
+                .getContainers().get(0).getSecurityContext().getCapabilities().getAdd());
+    }
+
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
