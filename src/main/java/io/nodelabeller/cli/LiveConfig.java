@@ -164,8 +164,11 @@ final class LiveConfig implements ConfigWatch.Listener {
     /** The settings read only at start-up that differ between {@code a} and {@code b}. */
     static List<String> restartOnly(Config a, Config b) {
         List<String> changed = new ArrayList<>();
-        if (!Objects.equals(a.daemon(), b.daemon())) {
+        if (a.daemon().port() != b.daemon().port()) {
             changed.add("daemon.port");
+        }
+        if (a.daemon().runtimeMetrics() != b.daemon().runtimeMetrics()) {
+            changed.add("daemon.runtimeMetrics");
         }
         if (!Objects.equals(a.publish(), b.publish())) {
             changed.add("publish");

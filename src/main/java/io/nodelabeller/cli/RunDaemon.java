@@ -30,6 +30,9 @@ final class RunDaemon {
     static int run(CommandLine.Model.CommandSpec spec, CommonOptions common, CycleSetup p) throws InterruptedException {
         Daemon daemon;
         int port = p.config.daemon().port();
+        if (p.config.daemon().runtimeMetrics()) {
+            p.metrics.withRuntimeMetrics();
+        }
         LiveConfig live = new LiveConfig(common, p, java.time.Clock.systemUTC());
         try {
             daemon = Daemon.start(p.cycle, p.metrics, p.config.core().sleepInterval(), new InetSocketAddress(port),

@@ -3,13 +3,20 @@ package io.nodelabeller.config;
 import io.nodelabeller.config.yaml.YamlNode;
 
 
-/** {@code daemon:} — the HTTP endpoints of {@code run}: {@code /healthz}, {@code /readyz}, {@code /metrics}. */
-public record DaemonConfig(int port) {
+/**
+ * {@code daemon:} — the HTTP endpoints of {@code run}: {@code /healthz}, {@code /readyz}, {@code /metrics}.
+ *
+ * @param port           the endpoints' port (0: any free one)
+ * @param runtimeMetrics also the Prometheus client's standard JVM and process metrics ({@code jvm_*},
+ *                       {@code process_*}) on {@code /metrics}
+ */
+public record DaemonConfig(int port, boolean runtimeMetrics) {
 
-    public static final DaemonConfig DEFAULT = new DaemonConfig(8080);
+    public static final DaemonConfig DEFAULT = new DaemonConfig(8080, true);
 
     static DaemonConfig read(YamlNode n) {
-        n.object("port");
-        return new DaemonConfig(n.child("port").integer(DEFAULT.port(), 0, 65535));
+        n.object("port", "runtimeMetrics");
+        return new DaemonConfig(n.child("port").integer(DEFAULT.port(), 0, 65535),
+                n.child("runtimeMetrics").bool(DEFAULT.runtimeMetrics()));
     }
 }

@@ -6,6 +6,7 @@ import io.nodelabeller.label.LabelSet;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.time.Instant;
@@ -16,7 +17,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The daemon's Prometheus metrics, in a registry of their own (no JVM collectors: the agent stays small).
+ * The daemon's Prometheus metrics, in a registry of their own; the client's standard JVM and process metrics are
+ * added by {@link #withRuntimeMetrics()} (daemon.runtimeMetrics).
  * {@link #patchSent()} and {@link #apiError(int)} are meant for the node publisher's listener, which sees every
  * request including retries; everything else is recorded by {@link Cycle}.
  */
@@ -112,6 +114,15 @@ public final class Metrics {
     private boolean nvmlUpRegistered;
 
     private final Set<String> labelSources = new HashSet<>();
+
+    /**
+     * Adds the Prometheus client's standard {@code jvm_*} and {@code process_*} metrics (JvmMetrics, which includes
+     * ProcessMetrics: resident memory, CPU seconds, open file descriptors) to this registry. Once per registry.
+     */
+    public Metrics withRuntimeMetrics() {
+        JvmMetrics.builder().register(registry);
+        return this;
+    }
 
     public PrometheusRegistry registry() {
         return registry;

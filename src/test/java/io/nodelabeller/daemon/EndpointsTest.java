@@ -143,4 +143,18 @@ class EndpointsTest {
         }
         assertTrue(found >= 5, "the example has its alerts");
     }
+
+    /** daemon.runtimeMetrics: the client's standard JVM and process metrics, only when asked for. */
+    @Test
+    void runtimeMetricsOnlyWhenAskedFor() {
+        java.util.Set<String> without = new java.util.TreeSet<>();
+        new Metrics().registry().scrape().forEach(s -> without.add(s.getMetadata().getPrometheusName()));
+        assertTrue(without.stream().noneMatch(n -> n.startsWith("jvm_") || n.startsWith("process_")), without.toString());
+        java.util.Set<String> with = new java.util.TreeSet<>();
+        new Metrics().withRuntimeMetrics().registry().scrape().forEach(s -> with.add(s.getMetadata().getPrometheusName()));
+        for (String name : java.util.List.of("process_resident_memory_bytes", "process_cpu_seconds", "jvm_memory_used_bytes",
+                "jvm_threads_current", "jvm_gc_collection_seconds", "jvm_runtime")) {
+            assertTrue(with.contains(name), name + " in " + with);
+        }
+    }
 }
