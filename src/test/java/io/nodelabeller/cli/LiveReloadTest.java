@@ -52,7 +52,7 @@ class LiveReloadTest {
     private static String config(int port, Path customD, String label) {
         return """
                 core: {sleepInterval: 60s, customRulesDir: "%s"}
-                daemon: {port: %d}
+                daemon: {port: %d, runtimeMetrics: true}
                 sources:
                   custom:
                     - name: live
