@@ -192,6 +192,31 @@ class HelmChartTest {
                 .getContainers().get(0).getSecurityContext().getCapabilities().getAdd());
     }
 
+    /** devicePluginConfigs: the device plugin's named configs mounted as a directory, the node label picks one. */
+    @Test
+    void namedDevicePluginConfigsReplaceTheSingleFile(@TempDir Path tmp) throws Exception {
+        Path values = tmp.resolve("values.yaml");
+        Files.writeString(values, "gpu: {enabled: true}\ndevicePluginConfigs: {configMap: time-slicing-config, default: any}\n");
+        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
+            var pod = ds.getSpec().getTemplate().getSpec();
+            var c = pod.getContainers().get(0);
+            assertTrue(c.getArgs().containsAll(List.of("--device-plugin-config-dir=/etc/device-plugin-configs",
+                    "--device-plugin-default-config=any")), c.getArgs().toString());
+            assertTrue(c.getArgs().stream().noneMatch(a -> a.startsWith("--device-plugin-config=")), c.getArgs().toString());
+            assertTrue(c.getVolumeMounts().stream().anyMatch(m -> m.getMountPath().equals("/etc/device-plugin-configs")
+                    && m.getReadOnly()));
+            assertTrue(pod.getVolumes().stream().anyMatch(v -> v.getConfigMap() != null
+                    && "time-slicing-config".equals(v.getConfigMap().getName())));
+            // the arguments are ones node-labeller run accepts
+            String[] args = c.getArgs().stream().map(a -> a.replace("/etc/device-plugin-configs", tmp.toString())
+                    .replace("/etc/node-labeller/config.yaml", "/dev/null/none")).toArray(String[]::new);
+            picocli.CommandLine cl = new picocli.CommandLine(new io.nodelabeller.cli.Main());
+            cl.parseArgs(args);
+        }
+    }
+
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
