@@ -66,10 +66,7 @@ class HelmChartTest {
     /** core.extraLabelNs of the config reaches the policy's allowed domains: no patch 403s until both are edited. */
     @Test
     void extraLabelNamespacesOfTheConfigAreAllowedByThePolicy(@TempDir Path tmp) throws Exception {
-        Path values = tmp.resolve("values.yaml");
-        Files.writeString(values, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com]}}\n");
-        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        List<HasMetadata> helm = templateWith(tmp, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com]}}\n");
         String domains = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
                 .filter(v -> v.getName().equals("domains")).findFirst().orElseThrow().getExpression();
         assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com', 'corp.example']", domains);
@@ -166,11 +163,8 @@ class HelmChartTest {
     @Test
     void migStrategiesGiveOnlyTheGpuDaemonSetTheMigMonitorCapability(@TempDir Path tmp) throws Exception {
         for (String strategy : List.of("none", "single", "mixed")) {
-            Path values = tmp.resolve(strategy + ".yaml");
-            Files.writeString(values, "gpu: {enabled: true}\ndevicePluginConfig: {version: v1, flags: {migStrategy: "
-                    + strategy + "}}\n");
-            List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                    .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+            List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true}\ndevicePluginConfig: {version: v1, flags: "
+                    + "{migStrategy: " + strategy + "}}\n");
             for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
                 var c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
                 boolean monitor = ds.getMetadata().getName().endsWith("-gpu") && !strategy.equals("none");
@@ -184,10 +178,7 @@ class HelmChartTest {
                 assertEquals(false, c.getSecurityContext().getAllowPrivilegeEscalation());
             }
         }
-        Path forced = tmp.resolve("forced.yaml");
-        Files.writeString(forced, "gpu: {enabled: true, migMonitor: true}\n");
-        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(forced).call());
+        List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true, migMonitor: true}\n");
         assertEquals(List.of("SYS_ADMIN"), one(helm, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec()
                 .getContainers().get(0).getSecurityContext().getCapabilities().getAdd());
     }
@@ -195,10 +186,7 @@ class HelmChartTest {
     /** devicePluginConfigs: the device plugin's named configs mounted as a directory, the node label picks one. */
     @Test
     void namedDevicePluginConfigsReplaceTheSingleFile(@TempDir Path tmp) throws Exception {
-        Path values = tmp.resolve("values.yaml");
-        Files.writeString(values, "gpu: {enabled: true}\ndevicePluginConfigs: {configMap: time-slicing-config, default: any}\n");
-        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+        List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true}\ndevicePluginConfigs: {configMap: time-slicing-config, default: any}\n");
         for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
             var pod = ds.getSpec().getTemplate().getSpec();
             var c = pod.getContainers().get(0);
@@ -220,8 +208,7 @@ class HelmChartTest {
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
-        Path values = tmp.resolve("values.yaml");
-        Files.writeString(values, """
+        List<HasMetadata> helm = templateWith(tmp, """
                 gpu: {enabled: true}
                 affinity:
                   nodeAffinity:
@@ -230,8 +217,6 @@ class HelmChartTest {
                         - matchExpressions: [{key: pool, operator: In, values: [training]}]
                   podAntiAffinity: {}
                 """);
-        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
         for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
             var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
                     .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
@@ -282,15 +267,12 @@ class HelmChartTest {
 
     @Test
     void valuesReachTheObjects(@TempDir Path tmp) throws Exception {
-        Path values = tmp.resolve("values.yaml");
-        Files.writeString(values, """
+        List<HasMetadata> helm = templateWith(tmp, """
                 image: {tag: 9.9.9}
                 admissionPolicy: {labelDomains: [feature.node.kubernetes.io, nvidia.com, example.com]}
                 resources: {limits: {memory: 300Mi}}
                 config: {core: {sleepInterval: 30s}}
                 """);
-        List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
         var container = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertTrue(container.getImage().endsWith(":9.9.9"), container.getImage());
         assertEquals("300Mi", container.getResources().getLimits().get("memory").toString());
@@ -338,5 +320,13 @@ class HelmChartTest {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** The chart rendered as release node-labeller in namespace node-labeller on Kubernetes 1.30 with {@code values}. */
+    private static List<HasMetadata> templateWith(Path tmp, String values) throws Exception {
+        Path file = Files.createTempFile(tmp, "values", ".yaml");
+        Files.writeString(file, values);
+        return Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
+                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(file).call());
     }
 }
