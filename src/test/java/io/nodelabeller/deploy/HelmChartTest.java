@@ -205,6 +205,20 @@ class HelmChartTest {
         }
     }
 
+    /** Settings the agent applies live do not roll the pods; the ones it reads only at start do. */
+    @Test
+    void onlyRestartOnlySettingsRollThePods(@TempDir Path tmp) throws Exception {
+        java.util.function.Function<List<HasMetadata>, String> checksum = helm -> ofKind(helm, DaemonSet.class).get(0)
+                .getSpec().getTemplate().getMetadata().getAnnotations().get("checksum/restart-only-config");
+        String base = checksum.apply(templateWith(tmp, "config: {core: {sleepInterval: 60s}}\n"));
+        assertEquals(base, checksum.apply(templateWith(tmp, "config: {core: {sleepInterval: 30s, labelWhiteList: '^gpu'}}\n"
+                + "devicePluginConfig: {version: v1, flags: {migStrategy: single}}\n")), "applied live: no roll");
+        for (String restartOnly : List.of("config: {publish: {staleAfter: 5}}\n", "config: {daemon: {runtimeMetrics: true}}\n",
+                "config: {core: {noPublish: true}}\n", "config: {core: {ownerRefs: [node]}}\n")) {
+            assertTrue(!base.equals(checksum.apply(templateWith(tmp, restartOnly))), restartOnly);
+        }
+    }
+
     /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
