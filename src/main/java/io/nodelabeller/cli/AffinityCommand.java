@@ -1,10 +1,6 @@
 package io.nodelabeller.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -63,11 +59,7 @@ final class AffinityCommand implements Callable<Integer> {
                 Map.of("nodeSelectorTerms", terms.stream().map(t -> Map.of("matchExpressions", t)).toList())));
         Map<String, Object> out = format == Format.manifest ? Map.of("affinity", affinity)
                 : Map.of("spec", Map.of("template", Map.of("spec", Map.of("affinity", affinity))));
-        spec.commandLine().getOut().print(format == Format.json
-                ? new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out) + "\n"
-                : new YAMLMapper().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                        .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-                        .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES).writeValueAsString(out));
+        spec.commandLine().getOut().print(format == Format.json ? PrintCommand.json(out) : PrintCommand.yaml(out));
         spec.commandLine().getOut().flush();
         return Main.OK;
     }

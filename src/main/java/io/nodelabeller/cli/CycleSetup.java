@@ -50,9 +50,10 @@ final class CycleSetup implements AutoCloseable {
         Config config;
         Discovery discovery;
         Labelling labelling;
+        // the device plugin config a node without the label would use; the node's own choice is known below
+        DevicePluginConfigs.Choice unlabelled = common.devicePluginChoice(null);
         try {
-            // the device plugin config a node without the label would use; the node's own choice is known below
-            config = common.loadConfig(common.devicePluginChoice(null));
+            config = common.loadConfig(unlabelled);
             discovery = Inspection.discovery(config, common.options());
             labelling = Catalog.labelling(config, common.options());
         } catch (ConfigException e) {
@@ -75,6 +76,8 @@ final class CycleSetup implements AutoCloseable {
         DevicePluginConfigs.Choice choice = common.devicePluginChoice(outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
         if (choice != null) {
             choice.warnings().forEach(w -> LoggerFactory.getLogger(CycleSetup.class).warn("{}", w));
+        }
+        if (choice != null && !choice.name().equals(unlabelled.name())) { // else loaded above already
             try {
                 config = common.loadConfig(choice);
                 discovery = Inspection.discovery(config, common.options());

@@ -1,5 +1,6 @@
 package io.nodelabeller.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
@@ -36,11 +37,21 @@ final class PrintCommand extends HostCommand.Inspecting {
                 labels.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
                 yield sb.toString();
             }
-            case json -> new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(labels) + "\n";
-            case yaml -> new YAMLMapper().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-                    .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
-                    .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
-                    .writeValueAsString(labels);
+            case json -> json(labels);
+            case yaml -> yaml(labels);
         };
+    }
+
+    /** {@code value} as indented JSON with a final newline. */
+    static String json(Object value) throws JsonProcessingException {
+        return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n";
+    }
+
+    /** {@code value} as YAML without a document marker, numbers-as-text quoted so Kubernetes reads them as strings. */
+    static String yaml(Object value) throws JsonProcessingException {
+        return new YAMLMapper().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+                .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                .writeValueAsString(value);
     }
 }
