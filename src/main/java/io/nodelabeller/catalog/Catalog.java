@@ -9,6 +9,10 @@ import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.label.Labeler;
 import io.nodelabeller.label.Labelling;
+import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.rules.NodeFeatureRuleLabeler;
+import io.nodelabeller.label.rules.RuleObjects;
+import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.label.rules.CustomLabeler;
 import io.nodelabeller.source.Source;
 import io.nodelabeller.source.usb.UsbConfig;
@@ -41,6 +45,8 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.EnumSet;
 import java.util.function.BiFunction;
 
 /**
@@ -141,9 +147,35 @@ public final class Catalog {
 
     /** The full labelling stage for {@code config}: its labelers, the validity rules and the whitelist. */
     public static Labelling labelling(Config config, Options options) {
-        return new Labelling(labelers(config, options, config.core().labelSources()),
-                new LabelValidity(config.core().extraLabelNs(), config.core().denyLabelNs()),
-                config.core().labelWhiteList());
+        return labelling(config, options, null);
+    }
+
+    /**
+     * As {@link #labelling(Config, Options)}, with the rules of NodeFeatureRule objects run last when {@code objects}
+     * is given (run and once, publishing to the node, with {@code publish.nodeFeatureRules}).
+     */
+    public static Labelling labelling(Config config, Options options, RuleObjects objects) {
+        Map<String, Labeler> labelers = labelers(config, options, config.core().labelSources());
+        if (objects != null) {
+            labelers.put(NodeFeatureRuleLabeler.NAME, new NodeFeatureRuleLabeler(objects));
+        }
+        return new Labelling(labelers, new LabelValidity(config.core().extraLabelNs(), config.core().denyLabelNs()),
+                config.core().labelWhiteList(), kinds(config.publish()));
+    }
+
+    /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */
+    public static Set<LabelSet.Kind> kinds(PublishConfig publish) {
+        Set<LabelSet.Kind> out = EnumSet.of(LabelSet.Kind.LABEL);
+        if (publish.annotations()) {
+            out.add(LabelSet.Kind.ANNOTATION);
+        }
+        if (publish.taints()) {
+            out.add(LabelSet.Kind.TAINT);
+        }
+        if (publish.extendedResources()) {
+            out.add(LabelSet.Kind.EXTENDED_RESOURCE);
+        }
+        return out;
     }
 
     /** What every labeler documents about its labels ({@link Labeler#docs()}), by labeler name, in merge order. */

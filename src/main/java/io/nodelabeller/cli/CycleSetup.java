@@ -7,6 +7,7 @@ import io.nodelabeller.daemon.Cycle;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.daemon.Retention;
 import io.nodelabeller.catalog.Catalog;
+import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
 import picocli.CommandLine;
@@ -47,6 +48,7 @@ final class CycleSetup implements AutoCloseable {
     static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
             throws CommandFailed {
         kube.check();
+        CycleSetup[] setup = {null};
         Config config;
         Discovery discovery;
         Labelling labelling;
@@ -72,7 +74,7 @@ final class CycleSetup implements AutoCloseable {
         }
         // Read before the first cycle (it seeds the node view): the labels owned on the node, and the node's choice
         // among the device plugin's named configs (--device-plugin-config-dir)
-        Map<String, String> owned = outputs.ownedOnNode();
+        Map<LabelSet.Kind, ? extends Map<String, String>> owned = outputs.ownedOnNode();
         DevicePluginConfigs.Choice choice = common.devicePluginChoice(outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
         if (choice != null) {
             choice.warnings().forEach(w -> LoggerFactory.getLogger(CycleSetup.class).warn("{}", w));
@@ -90,16 +92,46 @@ final class CycleSetup implements AutoCloseable {
                 throw new CommandFailed(configError(spec, common, e));
             }
         }
+        // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once reads them; either way the
+        // first cycle waits for the first read, briefly, so that it applies them
+        outputs.readRuleObjects(daemon, () -> setup[0].ruleObjectsChanged());
+        awaitRuleObjects(outputs);
+        labelling = Catalog.labelling(config, common.options(), outputs.ruleObjects());
         metrics.configWarnings(config.warnings().size());
         metrics.configLoaded(false, true, Clock.systemUTC().instant());
         metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
                 Catalog.selectLabelers(config.core().labelSources()));
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
-        Retention retention = Retention.initial(config.publish().staleAfter()).withPrevious(owned);
+        Retention retention = Retention.initial(config.publish().staleAfter());
+        for (Map.Entry<LabelSet.Kind, ? extends Map<String, String>> e : owned.entrySet()) {
+            retention = retention.withPrevious(e.getKey(), e.getValue());
+        }
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
-        return new CycleSetup(config, choice, metrics, outputs, cycle);
+        setup[0] = new CycleSetup(config, choice, metrics, outputs, cycle);
+        return setup[0];
+    }
+
+    /** How long the first cycle of run waits for the NodeFeatureRule objects' first LIST. */
+    static final java.time.Duration RULE_OBJECTS_FIRST_READ = java.time.Duration.ofSeconds(2);
+
+    private static void awaitRuleObjects(Outputs outputs) {
+        if (outputs.ruleObjects() == null) {
+            return;
+        }
+        try {
+            outputs.ruleObjects().awaitKnown(RULE_OBJECTS_FIRST_READ);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What a change of NodeFeatureRule objects runs: set by run to a cycle now. */
+    volatile Runnable onRuleObjectsChange = () -> { };
+
+    private void ruleObjectsChanged() {
+        onRuleObjectsChange.run();
     }
 
     private static int configError(CommandLine.Model.CommandSpec spec, CommonOptions common, IllegalArgumentException e) {

@@ -112,7 +112,7 @@ final class LiveConfig implements ConfigWatch.Listener {
             loaded = common.loadConfig(dp);
             // built before anything is swapped: an unknown source name fails here, and nothing changes
             var sources = Catalog.sources(loaded, options, Inspection.sourceSelection(loaded, options));
-            var labelling = Catalog.labelling(loaded, options);
+            var labelling = Catalog.labelling(loaded, options, setup.outputs.ruleObjects());
             setup.cycle.reconfigure(sources, loaded.core().sourceTimeout(), labelling,
                     loaded.devicePlugin().failOnInitErrorOrDefault());
         } catch (ConfigException e) {

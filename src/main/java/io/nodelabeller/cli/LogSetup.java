@@ -37,6 +37,9 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         for (String library : new String[] {"org.quartz", "io.fabric8", "com.sun.jna"}) {
             context.getLogger(library).setLevel(Level.WARN);
         }
+        // the informer of NodeFeatureRule objects warns with a stack trace at every failed LIST (every recheck while
+        // the CRD is absent); NodeFeatureRules logs each state change in one line instead
+        context.getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector").setLevel(Level.ERROR);
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(rootLevel(Environment.system().get(Environment.LOG_LEVEL)));
         root.addAppender(stderr);

@@ -8,6 +8,8 @@ import io.nodelabeller.publish.FeaturesFilePublisher;
 import io.nodelabeller.publish.KubernetesClients;
 import io.nodelabeller.publish.NodeFeaturePublisher;
 import io.nodelabeller.publish.DryRunPublisher;
+import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.publish.NodeFeatureRules;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.OwnerRefs;
 import io.nodelabeller.publish.PublishEvents;
@@ -37,10 +39,35 @@ final class Outputs implements AutoCloseable {
 
     private final List<Publisher> publishers;
     private final KubernetesClient client;
+    private final NodeFeatureRules ruleObjects;
 
-    private Outputs(List<Publisher> publishers, KubernetesClient client) {
+    private Outputs(List<Publisher> publishers, KubernetesClient client, NodeFeatureRules ruleObjects) {
         this.publishers = List.copyOf(publishers);
         this.client = client;
+        this.ruleObjects = ruleObjects;
+    }
+
+    /**
+     * The NodeFeatureRule objects, when the node is published to and {@code publish.nodeFeatureRules} is on; else
+     * null. Not read yet: {@link #readRuleObjects(boolean)}.
+     */
+    NodeFeatureRules ruleObjects() {
+        return ruleObjects;
+    }
+
+    /**
+     * Starts reading the NodeFeatureRule objects: {@code watch} (run) with an informer, in the background, calling
+     * {@code onChange} after each change; else (once) one LIST, waited for.
+     */
+    void readRuleObjects(boolean watch, Runnable onChange) {
+        if (ruleObjects == null) {
+            return;
+        }
+        if (watch) {
+            ruleObjects.watch(onChange);
+        } else {
+            ruleObjects.listOnce();
+        }
     }
 
     List<Publisher> publishers() {
@@ -69,8 +96,12 @@ final class Outputs implements AutoCloseable {
             if (kubernetes) {
                 client = client(kube);
             }
+            NodeFeatureRules objects = null;
             if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics));
+                if (config.nodeFeatureRules()) {
+                    objects = ruleObjects(client, metrics);
+                }
             }
             if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
@@ -85,7 +116,7 @@ final class Outputs implements AutoCloseable {
             if (!config.featuresFile().isEmpty()) {
                 out.add(new FeaturesFilePublisher(Path.of(config.featuresFile())));
             }
-            return new Outputs(out, client);
+            return new Outputs(out, client, objects);
         } catch (PublishException | RuntimeException e) {
             closeQuietly(client);
             throw new Unavailable("cannot set up the Kubernetes client"
@@ -129,6 +160,17 @@ final class Outputs implements AutoCloseable {
         return new NodePublisher(client, nodeName, settings, events(metrics));
     }
 
+    /** How long after a 404 (no CRD) or a 403 the NodeFeatureRule objects are read again. */
+    static final java.time.Duration RULE_OBJECTS_RECHECK = java.time.Duration.ofMinutes(10);
+
+    private static NodeFeatureRules ruleObjects(KubernetesClient client, Metrics metrics) {
+        List<String> states = java.util.Arrays.stream(NodeFeatureRules.State.values())
+                .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        metrics.ruleObjects("starting", states);
+        return new NodeFeatureRules(client, s -> metrics.ruleObjects(s.name().toLowerCase(java.util.Locale.ROOT), states),
+                RULE_OBJECTS_RECHECK);
+    }
+
     /** What the Kubernetes outputs report to the metrics: patches sent, API errors by status. */
     private static PublishEvents events(Metrics metrics) {
         return new PublishEvents() {
@@ -144,12 +186,12 @@ final class Outputs implements AutoCloseable {
         };
     }
 
-    /** The labels the Node publisher owns on the node now, or empty when there is none or the read failed. */
-    java.util.Map<String, String> ownedOnNode() {
+    /** What the Node publisher owns on the node now, by kind; empty when there is none or the read failed. */
+    java.util.Map<LabelSet.Kind, java.util.SortedMap<String, String>> ownedOnNode() {
         for (Publisher p : publishers) {
             if (p instanceof NodePublisher node) {
                 try {
-                    return node.ownedLabels();
+                    return node.ownedOutputs();
                 } catch (PublishException e) {
                     org.slf4j.LoggerFactory.getLogger(Outputs.class).warn(
                             "cannot read the labels owned on the node at start ({}); the first cycle will try again",
@@ -178,6 +220,9 @@ final class Outputs implements AutoCloseable {
 
     @Override
     public void close() {
+        if (ruleObjects != null) {
+            ruleObjects.close();
+        }
         for (Publisher p : publishers) {
             p.close();
         }

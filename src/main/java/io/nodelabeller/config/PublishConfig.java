@@ -6,12 +6,18 @@ import io.nodelabeller.config.yaml.YamlNode;
 /**
  * {@code publish:} — where and how labels are written.
  *
- * @param node        patch the agent's own YamlNode (default true)
+ * @param node        patch the agent's own Node (default true)
  * @param staleAfter  cycles a failed source's labels are kept before they may be removed (default 3)
  * @param nodeFeature also write an NFD NodeFeature object (off by default)
  * @param featuresFile also write a features.d file at this host path ("" = off)
+ * @param nodeFeatureRules read NodeFeatureRule objects from the API server and apply their rules (with {@code node};
+ *                     default true; nothing happens where the CRD is not installed)
+ * @param annotations  apply rules' {@code annotations} to the node (default true)
+ * @param taints       apply rules' {@code taints} to the node (nfd-master's {@code enableTaints}; default false)
+ * @param extendedResources apply rules' {@code extendedResources} to the node's capacity (default false)
  */
-public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput nodeFeature, String featuresFile) {
+public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput nodeFeature, String featuresFile,
+                            boolean nodeFeatureRules, boolean annotations, boolean taints, boolean extendedResources) {
 
     /**
      * {@code publish.nodeFeature:} the NFD NodeFeature CR output. {@code namespace} "" (the default) means the
@@ -21,10 +27,12 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
         public static final NodeFeatureOutput DEFAULT = new NodeFeatureOutput(false, "", "");
     }
 
-    public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "");
+    public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "", true, true,
+            false, false);
 
     static PublishConfig read(YamlNode n) {
-        n.object("node", "staleAfter", "nodeFeature", "featuresFile");
+        n.object("node", "staleAfter", "nodeFeature", "featuresFile", "nodeFeatureRules", "annotations", "taints",
+                "extendedResources");
         YamlNode nf = n.child("nodeFeature");
         nf.object("enabled", "namespace", "name");
         NodeFeatureOutput d = NodeFeatureOutput.DEFAULT;
@@ -33,6 +41,10 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
                 n.child("staleAfter").integer(DEFAULT.staleAfter(), 0, 1_000_000),
                 new NodeFeatureOutput(nf.child("enabled").bool(d.enabled()), nf.child("namespace").string(d.namespace()),
                         nf.child("name").string(d.name())),
-                n.child("featuresFile").string(DEFAULT.featuresFile()));
+                n.child("featuresFile").string(DEFAULT.featuresFile()),
+                n.child("nodeFeatureRules").bool(DEFAULT.nodeFeatureRules()),
+                n.child("annotations").bool(DEFAULT.annotations()),
+                n.child("taints").bool(DEFAULT.taints()),
+                n.child("extendedResources").bool(DEFAULT.extendedResources()));
     }
 }

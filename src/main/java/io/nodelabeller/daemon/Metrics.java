@@ -106,6 +106,15 @@ public final class Metrics {
             .help("Unix time of the end of the last cycle in which every output was published.")
             .register(registry);
 
+    /** Registered when NodeFeatureRule objects are read (run/once publishing to the node). */
+    private final Gauge ruleObjectsState = Gauge.builder()
+            .name("node_labeller_nodefeaturerules_state")
+            .help("1 for the state of reading NodeFeatureRule objects: starting, synced, absent (no CRD), forbidden"
+                    + " (RBAC), failing; 0 for the others.")
+            .labelNames("state")
+            .build();
+    private boolean ruleObjectsRegistered;
+
     /** Registered at the first discovery in which the nvidia source ran: absent where NVML is never tried. */
     private final Gauge nvmlUp = Gauge.builder()
             .name("node_labeller_nvml_up")
@@ -208,6 +217,17 @@ public final class Metrics {
         configReloadFailing.set(ok ? 0 : 1);
         if (ok) {
             configLastReload.set(when.toEpochMilli() / 1000.0);
+        }
+    }
+
+    /** Where reading NodeFeatureRule objects stands ({@code state} lower-case); the other states are set to 0. */
+    public synchronized void ruleObjects(String state, Collection<String> states) {
+        if (!ruleObjectsRegistered) {
+            registry.register(ruleObjectsState);
+            ruleObjectsRegistered = true;
+        }
+        for (String s : states) {
+            ruleObjectsState.labelValues(s).set(s.equals(state) ? 1 : 0);
         }
     }
 

@@ -3,9 +3,11 @@ package io.nodelabeller.daemon;
 import io.nodelabeller.feature.SourceStatus;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.LabelSet.Kind;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -13,7 +15,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * "Never remove a label on uncertainty": decides, cycle by cycle, which labels of the previous cycle are kept
+ * "Never remove a label on uncertainty": decides, cycle by cycle, which labels (and rule outputs: annotations,
+ * taints, extended resources, each kind on its own) of the previous cycle are kept
  * although this cycle's labelling no longer produced them, or produced them with another value. Immutable;
  * {@link #next} returns the state for the following cycle with the labels to publish.
  *
@@ -25,18 +28,18 @@ import java.util.TreeSet;
  */
 public final class Retention {
 
-    /** A label carried over from an earlier cycle: {@code misses} consecutive uncertain cycles without it. */
+    /** An output carried over from an earlier cycle: {@code misses} consecutive uncertain cycles without it. */
     record Kept(Label label, int misses) {
     }
 
-    /** The labels to publish this cycle, the state for the next one, and which labels were only kept. */
+    /** The outputs to publish this cycle, the state for the next one, and which labels were only kept. */
     public record Step(Retention next, LabelSet labels, SortedMap<String, Label> kept) {
     }
 
     private final int staleAfter;
-    private final SortedMap<String, Kept> previous;
+    private final Map<Kind, SortedMap<String, Kept>> previous;
 
-    private Retention(int staleAfter, SortedMap<String, Kept> previous) {
+    private Retention(int staleAfter, Map<Kind, SortedMap<String, Kept>> previous) {
         this.staleAfter = staleAfter;
         this.previous = previous;
     }
@@ -46,7 +49,7 @@ public final class Retention {
         if (staleAfter < 0) {
             throw new IllegalArgumentException("staleAfter must be >= 0, got " + staleAfter);
         }
-        return new Retention(staleAfter, Collections.emptySortedMap());
+        return new Retention(staleAfter, Map.of());
     }
 
     /**
@@ -55,33 +58,60 @@ public final class Retention {
      * them is unknown, so each is kept while any source fails, within {@code staleAfter}.
      */
     public Retention withPrevious(Map<String, String> current) {
-        SortedMap<String, Kept> state = new TreeMap<>(previous);
+        return withPrevious(Kind.LABEL, current);
+    }
+
+    /** {@link #withPrevious(Map)} for outputs of {@code kind} (annotations, taints, extended resources it owns). */
+    public Retention withPrevious(Kind kind, Map<String, String> current) {
+        Map<Kind, SortedMap<String, Kept>> all = new EnumMap<>(Kind.class);
+        all.putAll(previous);
+        SortedMap<String, Kept> state = new TreeMap<>(previous.getOrDefault(kind, Collections.emptySortedMap()));
         current.forEach((k, v) -> state.putIfAbsent(k,
                 new Kept(new Label(k, v, null, "published before this process started", Label.ANY_SOURCE), 0)));
-        return new Retention(staleAfter, Collections.unmodifiableSortedMap(state));
+        all.put(kind, Collections.unmodifiableSortedMap(state));
+        return new Retention(staleAfter, Collections.unmodifiableMap(all));
     }
 
     /**
-     * One cycle: {@code fresh} is what labelling produced from a discovery whose sources reported {@code statuses}.
+     * One cycle: {@code fresh} is what labelling produced from a discovery whose sources reported {@code statuses}
+     * (an input labelling could not read, {@link LabelSet#uncertain()}, counts as a failed source).
      */
     public Step next(Collection<SourceStatus> statuses, LabelSet fresh) {
-        Set<String> failed = new TreeSet<>();
+        Set<String> failed = new TreeSet<>(fresh.uncertain());
         for (SourceStatus s : statuses) {
             if (!s.ok()) {
                 failed.add(s.source());
             }
         }
-        SortedMap<String, Kept> state = new TreeMap<>();
-        SortedMap<String, Label> out = new TreeMap<>(fresh.labels());
-        SortedMap<String, Label> kept = new TreeMap<>();
-        fresh.labels().forEach((k, l) -> state.put(k, new Kept(l, 0)));
-        for (Map.Entry<String, Kept> e : previous.entrySet()) {
+        Map<Kind, SortedMap<String, Kept>> state = new EnumMap<>(Kind.class);
+        LabelSet out = fresh;
+        SortedMap<String, Label> keptLabels = null;
+        for (Kind kind : Kind.values()) {
+            SortedMap<String, Kept> next = new TreeMap<>();
+            SortedMap<String, Label> kept = new TreeMap<>();
+            SortedMap<String, Label> outputs = step(previous.getOrDefault(kind, Collections.emptySortedMap()),
+                    fresh.of(kind), failed, next, kept);
+            state.put(kind, Collections.unmodifiableSortedMap(next));
+            out = out.with(kind, outputs);
+            if (kind == Kind.LABEL) {
+                keptLabels = kept;
+            }
+        }
+        return new Step(new Retention(staleAfter, Collections.unmodifiableMap(state)), out,
+                Collections.unmodifiableSortedMap(keptLabels));
+    }
+
+    private SortedMap<String, Label> step(SortedMap<String, Kept> before, SortedMap<String, Label> fresh,
+                                          Set<String> failed, SortedMap<String, Kept> state, SortedMap<String, Label> kept) {
+        SortedMap<String, Label> out = new TreeMap<>(fresh);
+        fresh.forEach((k, l) -> state.put(k, new Kept(l, 0)));
+        for (Map.Entry<String, Kept> e : before.entrySet()) {
             Kept old = e.getValue();
             Label now = out.get(e.getKey());
             if (now != null && now.value().equals(old.label().value())) {
                 continue; // produced again, unchanged
             }
-            // left out or changed: keep the last value while an input of the label (as it was, or as it is now)
+            // left out or changed: keep the last value while an input of the output (as it was, or as it is now)
             // failed, within staleAfter
             boolean uncertain = uncertain(old.label(), failed) || (now != null && uncertain(now, failed));
             if (uncertain && old.misses() < staleAfter) {
@@ -90,8 +120,7 @@ public final class Retention {
                 kept.put(e.getKey(), old.label());
             }
         }
-        return new Step(new Retention(staleAfter, Collections.unmodifiableSortedMap(state)),
-                new LabelSet(out, fresh.dropped()), Collections.unmodifiableSortedMap(kept));
+        return out;
     }
 
     private static boolean uncertain(Label label, Set<String> failed) {

@@ -43,6 +43,47 @@ public final class LabelValidity {
         return new LabelValidity(List.of(), List.of());
     }
 
+    /** nfd-master's limit on a feature annotation's value (FeatureAnnotationValueSizeLimit). */
+    public static final int ANNOTATION_VALUE_LIMIT = 1024;
+    /** Kubernetes' taint effects (core/v1 TaintEffect). */
+    public static final List<String> TAINT_EFFECTS = List.of("NoSchedule", "PreferNoSchedule", "NoExecute");
+
+    /**
+     * Why an output of {@code kind} may not be sent, or null when it may. Keys follow the label key rules (namespace
+     * policy and control keys included) for every kind; values: a label's or a taint's value is a label value, an
+     * annotation's at most {@value #ANNOTATION_VALUE_LIMIT} characters, an extended resource's a whole, non-negative
+     * Kubernetes quantity. A taint's key is {@code key:effect}.
+     */
+    public String problem(LabelSet.Kind kind, String key, String value) {
+        switch (kind) {
+            case LABEL:
+                return problem(key, value);
+            case TAINT: {
+                int colon = key == null ? -1 : key.lastIndexOf(':');
+                if (colon < 0 || !TAINT_EFFECTS.contains(key.substring(colon + 1))) {
+                    return "effect must be one of " + String.join(", ", TAINT_EFFECTS);
+                }
+                return problem(key.substring(0, colon), value);
+            }
+            case ANNOTATION: {
+                String keyProblem = keyProblem(key);
+                if (keyProblem != null) {
+                    return keyProblem;
+                }
+                return value == null ? "value is missing" : value.length() > ANNOTATION_VALUE_LIMIT
+                        ? "value longer than " + ANNOTATION_VALUE_LIMIT + " characters" : null;
+            }
+            default: {
+                String keyProblem = keyProblem(key);
+                if (keyProblem != null) {
+                    return keyProblem;
+                }
+                return Quantities.whole(value) == null
+                        ? "value '" + value + "' is not a whole, non-negative quantity (e.g. 4, 2k, 1Gi)" : null;
+            }
+        }
+    }
+
     /** Why {@code key=value} may not be sent, or null when it may. */
     public String problem(String key, String value) {
         String keyProblem = keyProblem(key);

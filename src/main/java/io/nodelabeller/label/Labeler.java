@@ -5,6 +5,7 @@ import io.nodelabeller.feature.Features;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns features into labels. Small and composable (GFD's {@code lm.Labeler}): the final label set is the
@@ -14,6 +15,24 @@ import java.util.Map;
 public interface Labeler {
 
     List<Label> labels(Features features);
+
+    /**
+     * Everything one run of a labeler produced: its labels and, for rule labelers, the other outputs by kind (node
+     * annotations, taints keyed {@code key:effect}, extended resources), and the inputs it could not read this time
+     * ({@link LabelSet#uncertain()}).
+     */
+    record Produced(List<Label> labels, Map<LabelSet.Kind, List<Label>> others, Set<String> uncertain) {
+        public Produced {
+            labels = List.copyOf(labels);
+            others = Map.copyOf(others);
+            uncertain = Set.copyOf(uncertain);
+        }
+    }
+
+    /** What the labelling stage calls: {@link #labels(Features)} for labelers that produce labels only. */
+    default Produced produce(Features features) {
+        return new Produced(labels(features), Map.of(), Set.of());
+    }
 
     /**
      * Every kind of label this labeler can produce (docs/labels.md is generated from these). A labeler whose

@@ -1,23 +1,29 @@
 package io.nodelabeller.label;
 
+import com.google.re2j.Pattern;
 import io.nodelabeller.feature.Features;
+import io.nodelabeller.label.LabelSet.Kind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import com.google.re2j.Pattern;
+import java.util.TreeSet;
 
 /**
  * Runs labelers over a feature snapshot and keeps only what may be sent: unprefixed keys get
- * {@code feature.node.kubernetes.io/}, the whitelist applies to the name after "/", and every label passes
- * {@link LabelValidity}. Labelers run in order; a later labeler's label replaces an earlier one's of the same key.
- * A labeler that throws costs only its own labels.
+ * {@code feature.node.kubernetes.io/} (taint keys excepted: as in nfd-master, an unprefixed taint is refused), the
+ * whitelist applies to label names after "/", and every output passes {@link LabelValidity} for its kind. Labelers
+ * run in order; a later labeler's output replaces an earlier one's of the same key. A labeler that throws costs only
+ * its own outputs.
  */
 public final class Labelling {
 
@@ -27,41 +33,68 @@ public final class Labelling {
     private final Map<String, Labeler> labelers;
     private final LabelValidity rules;
     private final Pattern whitelist;
+    private final Set<Kind> kinds;
 
-    /** Labelling by {@code labelers} (name to labeler, in merge order). */
+    /** Labelling by {@code labelers} (name to labeler, in merge order), labels only. */
     public Labelling(Map<String, ? extends Labeler> labelers, LabelValidity rules, Pattern whitelist) {
+        this(labelers, rules, whitelist, EnumSet.of(Kind.LABEL));
+    }
+
+    /** As above, keeping the outputs of {@code kinds} (the others rules produce are left out without a word). */
+    public Labelling(Map<String, ? extends Labeler> labelers, LabelValidity rules, Pattern whitelist, Set<Kind> kinds) {
         this.labelers = Collections.unmodifiableMap(new LinkedHashMap<>(labelers));
         this.rules = rules;
         this.whitelist = whitelist;
+        this.kinds = Collections.unmodifiableSet(EnumSet.copyOf(kinds));
+    }
+
+    /** The kinds of output kept. */
+    public Set<Kind> kinds() {
+        return kinds;
     }
 
     public LabelSet label(Features features) {
-        SortedMap<String, Label> out = new TreeMap<>();
+        Map<Kind, SortedMap<String, Label>> out = new EnumMap<>(Kind.class);
+        for (Kind k : Kind.values()) {
+            out.put(k, new TreeMap<>());
+        }
         List<LabelSet.Dropped> dropped = new ArrayList<>();
+        Set<String> uncertain = new TreeSet<>();
         for (Map.Entry<String, Labeler> labeler : labelers.entrySet()) {
-            List<Label> produced;
+            Labeler.Produced produced;
             try {
-                produced = labeler.getValue().labels(features);
+                produced = labeler.getValue().produce(features);
             } catch (RuntimeException e) {
                 LOG.warn("labeler {} failed, its labels are left out: {}", labeler.getKey(), e.toString());
                 continue;
             }
-            for (Label label : produced) {
-                Label l = label.key() != null && label.key().indexOf('/') < 0
-                        ? label.withKey(LabelValidity.NFD_PREFIX + label.key())
-                        : label;
-                String problem = rules.problem(l.key(), l.value());
-                if (problem == null && whitelist != null && !whitelist.matcher(l.name()).find()) {
-                    problem = "name does not match core.labelWhiteList";
+            uncertain.addAll(produced.uncertain());
+            keep(Kind.LABEL, produced.labels(), out.get(Kind.LABEL), dropped);
+            produced.others().forEach((kind, outputs) -> {
+                if (kinds.contains(kind)) {
+                    keep(kind, outputs, out.get(kind), dropped);
                 }
-                if (problem != null) {
-                    dropped.add(new LabelSet.Dropped(l, problem));
-                    LOG.warn("dropping label {}={} from {}: {}", l.key(), l.value(), l.source(), problem);
-                    continue;
-                }
-                out.put(l.key(), l);
-            }
+            });
         }
-        return new LabelSet(out, dropped);
+        SortedMap<String, Label> labels = out.remove(Kind.LABEL);
+        return new LabelSet(labels, dropped, out, uncertain);
+    }
+
+    private void keep(Kind kind, List<Label> produced, SortedMap<String, Label> into, List<LabelSet.Dropped> dropped) {
+        for (Label label : produced) {
+            Label l = kind != Kind.TAINT && label.key() != null && label.key().indexOf('/') < 0
+                    ? label.withKey(LabelValidity.NFD_PREFIX + label.key())
+                    : label;
+            String problem = rules.problem(kind, l.key(), l.value());
+            if (problem == null && kind == Kind.LABEL && whitelist != null && !whitelist.matcher(l.name()).find()) {
+                problem = "name does not match core.labelWhiteList";
+            }
+            if (problem != null) {
+                dropped.add(new LabelSet.Dropped(l, (kind == Kind.LABEL ? "" : kind + ": ") + problem));
+                LOG.warn("dropping {} {}={} from {}: {}", kind, l.key(), l.value(), l.source(), problem);
+                continue;
+            }
+            into.put(l.key(), l);
+        }
     }
 }

@@ -4,8 +4,12 @@ import io.nodelabeller.log.ProblemLog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.LabelSet.Kind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +37,11 @@ public final class NodePublisher implements Publisher {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodePublisher.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Patches per publish: one, and one more after a take-over (claim, then value). */
-    private static final int MAX_PATCHES = 2;
+    /**
+     * Patches per publish: usually one. More when something is taken over (claim, then value) and for extended
+     * resources (claim, status patch, then the tracking list shrinks after a removal).
+     */
+    private static final int MAX_PATCHES = 5;
 
     /**
      * @param requestTimeout one request's limit
@@ -120,15 +127,22 @@ public final class NodePublisher implements Publisher {
 
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
-        return !apply(desired.asMap()).isEmpty();
+        return !apply(new NodePatch.Desired(desired.asMap(Kind.LABEL), desired.asMap(Kind.ANNOTATION),
+                desired.asMap(Kind.TAINT), desired.asMap(Kind.EXTENDED_RESOURCE))).isEmpty();
+    }
+
+    /** Labels only (tests). */
+    List<NodePatch.Op> apply(SortedMap<String, String> desired) throws PublishException {
+        return apply(NodePatch.Desired.labels(desired));
     }
 
     /**
      * Brings the node to {@code desired}; returns the operations sent, empty when nothing was needed. Usually one
-     * patch; a second one right after when the first took over a foreign label (it can only claim the key: see
-     * {@link NodePatch}), computed on the node the first one returned.
+     * patch; more right after when the first took over something foreign (it can only claim the key: see
+     * {@link NodePatch}) or extended resources change (status subresource), each computed on the node the previous
+     * one returned.
      */
-    List<NodePatch.Op> apply(SortedMap<String, String> desired) throws PublishException {
+    List<NodePatch.Op> apply(NodePatch.Desired desired) throws PublishException {
         Node[] seen = {null}; // the node as this call last saw it; dropped after any failed request
         Retrying.Run run = retrying.start("node " + nodeName, problems, f -> {
             events.apiError(f.status);
@@ -141,15 +155,17 @@ public final class NodePublisher implements Publisher {
             List<NodePatch.Op> ops = run.call(() -> {
                 Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
-                List<NodePatch.Op> needed = NodePatch.compute(node.getMetadata().getLabels(),
-                        node.getMetadata().getAnnotations(), node.getMetadata().getResourceVersion(), desired);
-                if (needed.isEmpty() || patchesSoFar == MAX_PATCHES) {
+                NodePatch.Plan plan = NodePatch.plan(state(node), desired);
+                if (plan.isEmpty() || patchesSoFar == MAX_PATCHES) {
                     return List.<NodePatch.Op>of();
                 }
-                Node patched = api.patch(path, ApiClient.JSON_PATCH, json(needed), Node.class);
+                // the node first: it claims what the status patch then writes
+                boolean status = plan.node().isEmpty();
+                List<NodePatch.Op> needed = status ? plan.status() : plan.node();
+                Node patched = api.patch(status ? path + "/status" : path, ApiClient.JSON_PATCH, json(needed), Node.class);
                 events.patchSent();
                 view.offer(patched);
-                LOG.info("node {}: patched ({} operations)", nodeName, needed.size());
+                LOG.info("node {}: patched{} ({} operations)", nodeName, status ? " status" : "", needed.size());
                 seen[0] = patched;
                 return needed;
             });
@@ -159,6 +175,42 @@ public final class NodePublisher implements Publisher {
             }
             sent.addAll(ops);
         }
+    }
+
+    /** What {@link NodePatch} needs of a node. */
+    static NodePatch.Node state(Node node) {
+        List<Map<String, Object>> taints = null;
+        if (node.getSpec() != null && node.getSpec().getTaints() != null) {
+            taints = new ArrayList<>();
+            for (Taint t : node.getSpec().getTaints()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                if (t.getEffect() != null) {
+                    m.put("effect", t.getEffect());
+                }
+                m.put("key", t.getKey());
+                if (t.getTimeAdded() != null) {
+                    m.put("timeAdded", t.getTimeAdded());
+                }
+                if (t.getValue() != null) {
+                    m.put("value", t.getValue());
+                }
+                m.putAll(t.getAdditionalProperties());
+                taints.add(m);
+            }
+        }
+        NodeStatus status = node.getStatus();
+        return new NodePatch.Node(node.getMetadata().getLabels(), node.getMetadata().getAnnotations(),
+                node.getMetadata().getResourceVersion(), taints,
+                status == null ? null : amounts(status.getCapacity()), status == null ? null : amounts(status.getAllocatable()));
+    }
+
+    private static Map<String, String> amounts(Map<String, Quantity> quantities) {
+        if (quantities == null) {
+            return null;
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        quantities.forEach((k, q) -> out.put(k, q == null ? "" : q.toString()));
+        return out;
     }
 
     /** The node as the watch shows it, else read (GET) and handed to the view, which starts the watch from it. */
@@ -199,20 +251,25 @@ public final class NodePublisher implements Publisher {
     }
 
     /**
-     * The labels this agent owns on the node now: those listed in the ownership annotation. Read once at start so
-     * that a restart whose first discovery has a failing source removes nothing. The read seeds the view, so the
-     * first publish sends no second GET.
+     * What this agent owns on the node now, by kind: the labels, annotations, taints ({@code key:effect} → value) and
+     * extended resources listed in the tracking annotations and present. Read once at start so that a restart whose
+     * first discovery has a failing source (or does not know the NodeFeatureRule objects yet) removes nothing. The
+     * read seeds the view, so the first publish sends no second GET.
      */
-    public SortedMap<String, String> ownedLabels() throws PublishException {
+    public Map<Kind, SortedMap<String, String>> ownedOutputs() throws PublishException {
         try {
-            Node node = current();
-            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
-            SortedMap<String, String> out = new java.util.TreeMap<>();
-            for (String key : NodePatch.owned(node.getMetadata().getAnnotations())) {
-                if (labels.containsKey(key)) {
-                    out.put(key, labels.get(key));
-                }
+            NodePatch.Node node = state(current());
+            Map<Kind, SortedMap<String, String>> out = new java.util.EnumMap<>(Kind.class);
+            out.put(Kind.LABEL, present(node.labels(), NodePatch.owned(node.annotations(), NodePatch.MANAGED_ANNOTATION)));
+            out.put(Kind.ANNOTATION, present(node.annotations(),
+                    NodePatch.owned(node.annotations(), NodePatch.MANAGED_ANNOTATIONS)));
+            Map<String, String> taints = new java.util.TreeMap<>();
+            if (node.taints() != null) {
+                node.taints().forEach(t -> taints.put(NodePatch.taintId(t), t.get("value") == null ? "" : t.get("value").toString()));
             }
+            out.put(Kind.TAINT, present(taints, NodePatch.owned(node.annotations(), NodePatch.MANAGED_TAINTS)));
+            out.put(Kind.EXTENDED_RESOURCE, present(node.capacity(),
+                    NodePatch.owned(node.annotations(), NodePatch.MANAGED_EXTENDED_RESOURCES)));
             return out;
         } catch (ApiClient.Failure f) {
             events.apiError(f.status);
@@ -222,6 +279,14 @@ public final class NodePublisher implements Publisher {
             Thread.currentThread().interrupt();
             throw new PublishException("node " + nodeName + ": interrupted", 0, e);
         }
+    }
+
+    private static SortedMap<String, String> present(Map<String, String> values, java.util.Set<String> owned) {
+        SortedMap<String, String> out = new java.util.TreeMap<>();
+        if (values != null) {
+            owned.stream().filter(values::containsKey).forEach(k -> out.put(k, values.get(k)));
+        }
+        return out;
     }
 
     /**

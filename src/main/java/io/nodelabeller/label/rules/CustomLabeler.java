@@ -12,12 +12,14 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code custom} labeler: NFD's static rules, then {@code sources.custom}, then the custom.d rule files, in
  * that order (NFD's order). Keys are left as the rule wrote them; unprefixed ones get
- * {@code feature.node.kubernetes.io/} and every label is validated by the labelling stage.
+ * {@code feature.node.kubernetes.io/} and every output is validated by the labelling stage. A rule's annotations,
+ * taints and extended resources are outputs here as they are in a NodeFeatureRule object, so one rule can move
+ * between a file and an object.
  */
 public final class CustomLabeler implements Labeler {
 
@@ -33,13 +35,6 @@ public final class CustomLabeler implements Labeler {
         List<Rule> all = new ArrayList<>(StaticRules.RULES);
         all.addAll(configured);
         this.rules = List.copyOf(all);
-        for (Rule r : configured) {
-            if (r.hasNodeFeatureRuleOutputs()) {
-                LOG.info("rule '{}': annotations, taints and extendedResources are accepted as in NFD's worker and not"
-                        + " applied (node-labeller writes labels; nfd-master applies them from NodeFeatureRule objects)",
-                        r.name());
-            }
-        }
     }
 
     @Override
@@ -60,15 +55,13 @@ public final class CustomLabeler implements Labeler {
 
     @Override
     public List<Label> labels(Features features) {
+        return produce(features).labels();
+    }
+
+    @Override
+    public Produced produce(Features features) {
         RuleEngine.Result result = RuleEngine.run(rules, features);
         result.warnings().forEach(w -> LOG.warn("custom rules: {}", w));
-        List<Label> out = new ArrayList<>();
-        for (RuleEngine.Output o : result.outputs()) {
-            for (Map.Entry<String, String> l : o.labels().entrySet()) {
-                // a rule may read any source's features (and rule.matched of other rules): it depends on every source
-                out.add(new Label(l.getKey(), l.getValue(), NAME, o.evidence(), Label.ANY_SOURCE));
-            }
-        }
-        return out;
+        return RuleEngine.produced(result, NAME, RuleEngine.Output::evidence, Set.of());
     }
 }

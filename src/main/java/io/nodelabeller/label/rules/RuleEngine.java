@@ -5,26 +5,43 @@ import io.nodelabeller.config.rules.MatchExpression;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Evidence;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet.Kind;
+import io.nodelabeller.label.Labeler;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
- * Runs rules in order over a feature snapshot, as NFD's worker does: each rule that matches adds its labels
- * and vars to the attribute feature {@code rule.matched}, which later rules can match on. A rule that cannot
- * be evaluated is skipped with a warning; the others still run.
+ * Runs rules in order over a feature snapshot, as NFD does: each rule that matches adds its labels and vars to the
+ * attribute feature {@code rule.matched}, which later rules can match on. A rule that cannot be evaluated is skipped
+ * with a warning; the others still run.
+ *
+ * <p>Two flavours of {@code @domain.feature.element} values, as in NFD: {@link #run} (nfd-worker's custom rules)
+ * resolves a label's reference when its rule matches; {@link #runAsMaster} (nfd-master's NodeFeatureRules,
+ * {@code processNodeFeatureRule} then {@code filterFeatureLabels}) feeds the reference itself back as
+ * {@code rule.matched} and resolves labels and extended resources once all rules ran, against the features with
+ * every rule's output.
  */
 public final class RuleEngine {
 
     public static final String BACKREF = "rule.matched";
 
-    /** The labels of one matched rule, with the facts that made it match. */
-    public record Output(String rule, Map<String, String> labels, Map<String, String> vars, String evidence) {
+    /**
+     * The outputs of one matched rule, with the facts that made it match. {@code index}: the rule's place in the
+     * list run; {@code taints}: {@code key:effect} → value.
+     */
+    public record Output(int index, String rule, Map<String, String> labels, Map<String, String> vars,
+                         Map<String, String> annotations, Map<String, String> taints,
+                         Map<String, String> extendedResources, String evidence) {
     }
 
     /** Everything a run produced. */
@@ -34,14 +51,25 @@ public final class RuleEngine {
     private RuleEngine() {
     }
 
+    /** nfd-worker's custom rules: references resolved as each rule matches. */
     public static Result run(List<Rule> rules, Features features) {
+        return run(rules, features, true);
+    }
+
+    /** nfd-master's NodeFeatureRules: references resolved after the last rule, against every rule's output. */
+    public static Result runAsMaster(List<Rule> rules, Features features) {
+        return run(rules, features, false);
+    }
+
+    private static Result run(List<Rule> rules, Features features, boolean resolveEach) {
         SortedMap<String, String> matched = new TreeMap<>();
         Features current = withBackrefs(features, matched);
         List<Output> outputs = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
-        for (Rule rule : rules) {
+        for (int i = 0; i < rules.size(); i++) {
+            Rule rule = rules.get(i);
             try {
-                Output out = evaluate(rule, current, warnings);
+                Output out = evaluate(i, rule, current, resolveEach ? warnings : null);
                 if (out != null) {
                     outputs.add(out);
                     matched.putAll(out.labels());
@@ -52,15 +80,46 @@ public final class RuleEngine {
                 warnings.add("rule '" + rule.name() + "' skipped: " + e.getMessage());
             }
         }
+        if (!resolveEach) {
+            List<Output> resolved = new ArrayList<>();
+            for (Output o : outputs) {
+                resolved.add(new Output(o.index(), o.rule(), resolve(o.rule(), "label", o.labels(), current, warnings),
+                        o.vars(), o.annotations(), o.taints(),
+                        resolve(o.rule(), "extended resource", o.extendedResources(), current, warnings), o.evidence()));
+            }
+            outputs = resolved;
+        }
         return new Result(List.copyOf(outputs), List.copyOf(warnings));
+    }
+
+    /**
+     * The outputs of a run as a labeler's: every kind, each tagged {@code source} and its rule's evidence. A rule may
+     * read any source's features (and {@code rule.matched}): its outputs depend on every source.
+     */
+    static Labeler.Produced produced(Result result, String source, Function<Output, String> evidence,
+                                     Set<String> uncertain) {
+        List<Label> labels = new ArrayList<>();
+        Map<Kind, List<Label>> others = new EnumMap<>(Kind.class);
+        for (Output o : result.outputs()) {
+            String why = evidence.apply(o);
+            o.labels().forEach((k, v) -> labels.add(new Label(k, v, source, why, Label.ANY_SOURCE)));
+            Map<Kind, Map<String, String>> byKind = Map.of(Kind.ANNOTATION, o.annotations(), Kind.TAINT, o.taints(),
+                    Kind.EXTENDED_RESOURCE, o.extendedResources());
+            byKind.forEach((kind, values) -> values.forEach((k, v) -> others.computeIfAbsent(kind, x -> new ArrayList<>())
+                    .add(new Label(k, v, source, why, Label.ANY_SOURCE))));
+        }
+        return new Labeler.Produced(labels, others, uncertain);
     }
 
     private static Features withBackrefs(Features features, Map<String, String> matched) {
         return features.merge(Features.builder("rule").attributes("matched", matched).build());
     }
 
-    /** One rule: its output when it matches, else null. */
-    static Output evaluate(Rule rule, Features f, List<String> warnings) throws RuleException {
+    /**
+     * One rule: its output when it matches, else null. With {@code warnings} the label and extended resource values
+     * that reference an attribute are resolved now (warnings name those left out); without, they are left as written.
+     */
+    static Output evaluate(int index, Rule rule, Features f, List<String> warnings) throws RuleException {
         Map<String, String> labels = new LinkedHashMap<>();
         Map<String, String> vars = new LinkedHashMap<>();
         List<String> facts = new ArrayList<>();
@@ -98,18 +157,34 @@ public final class RuleEngine {
         }
         labels.putAll(rule.labels());
         vars.putAll(rule.vars());
+        Map<String, String> taints = new LinkedHashMap<>();
+        for (Rule.Taint t : rule.taints()) {
+            taints.put(t.key() + ":" + t.effect(), t.value());
+        }
+        Map<String, String> ers = rule.extendedResources();
+        if (warnings != null) {
+            labels = resolve(rule.name(), "label", labels, f, warnings);
+            ers = resolve(rule.name(), "extended resource", ers, f, warnings);
+        }
+        return new Output(index, rule.name(), Collections.unmodifiableMap(labels), Collections.unmodifiableMap(vars),
+                rule.annotations(), Collections.unmodifiableMap(taints), ers,
+                "rule '" + rule.name() + "': " + String.join("; ", facts));
+    }
+
+    /** {@code values} with every {@code @domain.feature.element} replaced; one that names no attribute is left out. */
+    private static Map<String, String> resolve(String rule, String what, Map<String, String> values, Features f,
+                                               List<String> warnings) {
         Map<String, String> resolved = new LinkedHashMap<>();
-        for (Map.Entry<String, String> l : labels.entrySet()) {
+        for (Map.Entry<String, String> l : values.entrySet()) {
             String value = dynamic(l.getValue(), f);
             if (value == null) {
-                warnings.add("rule '" + rule.name() + "': label " + l.getKey() + " left out: " + l.getValue()
+                warnings.add("rule '" + rule + "': " + what + " " + l.getKey() + " left out: " + l.getValue()
                         + " names no attribute");
             } else {
                 resolved.put(l.getKey(), value);
             }
         }
-        return new Output(rule.name(), Collections.unmodifiableMap(resolved), Collections.unmodifiableMap(vars),
-                "rule '" + rule.name() + "': " + String.join("; ", facts));
+        return Collections.unmodifiableMap(resolved);
     }
 
     /** A label value, with {@code @domain.feature.element} replaced by that attribute; null when it is missing. */

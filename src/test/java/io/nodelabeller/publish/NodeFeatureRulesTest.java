@@ -1,0 +1,217 @@
+package io.nodelabeller.publish;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.nodelabeller.label.rules.RuleObjects;
+import io.nodelabeller.testing.TestKubeconfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The NodeFeatureRule feed against fabric8's mock API server in CRUD mode: one LIST and one WATCH, changes seen
+ * without further requests, the CRD absent (404) and RBAC missing (403) as a real API server answers them.
+ */
+class NodeFeatureRulesTest {
+
+    /** As the CRD nodefeaturerules.nfd.k8s-sigs.io declares it (NFD deployment/base/nfd-crds/nfd-api-crds.yaml). */
+    static final CustomResourceDefinitionContext CRD = new CustomResourceDefinitionContext.Builder()
+            .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
+            .withKind("NodeFeatureRule").withScope("Cluster").build();
+
+    /** The informer's first LIST: from the API server's watch cache (resourceVersion=0), as client-go's reflector. */
+    static final String LIST = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules?resourceVersion=0";
+
+    KubernetesMockServer server;
+    KubernetesClient admin;
+    KubernetesClient client;
+    NodeFeatureRules rules;
+    final List<NodeFeatureRules.State> states = new CopyOnWriteArrayList<>();
+    final AtomicInteger changes = new AtomicInteger();
+
+    @TempDir
+    Path dir;
+
+    /** A server in CRUD mode; with {@code crud} false, one that answers only what a test expects. */
+    void start(boolean crud) throws Exception {
+        server = crud
+                ? new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false)
+                : new KubernetesMockServer(false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        admin = server.createClient();
+        client = KubernetesClients.create(TestKubeconfig.write(dir, server.url("/")), Duration.ofSeconds(5));
+    }
+
+    @AfterEach
+    void stop() {
+        if (rules != null) {
+            rules.close();
+        }
+        if (server != null) {
+            client.close();
+            admin.close();
+            server.destroy();
+        }
+    }
+
+    /** A NodeFeatureRule object as kubectl would create it from YAML. */
+    static GenericKubernetesResource object(String yaml) {
+        return Serialization.unmarshal(yaml, GenericKubernetesResource.class);
+    }
+
+    static final String SAMPLE = """
+            apiVersion: nfd.k8s-sigs.io/v1alpha1
+            kind: NodeFeatureRule
+            metadata:
+              name: my-sample-rule-object
+            spec:
+              rules:
+                - name: "my sample rule"
+                  labels:
+                    "vendor.io/my-sample-feature": "true"
+                  matchFeatures:
+                    - feature: kernel.loadedmodule
+                      matchExpressions:
+                        dummy: {op: Exists}
+            """;
+
+    NodeFeatureRules feed(Duration recheck) {
+        rules = new NodeFeatureRules(client, states::add, recheck);
+        return rules;
+    }
+
+    List<String> drainRequests() {
+        List<String> out = new ArrayList<>();
+        try {
+            RecordedRequest r;
+            while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
+                out.add(r.getMethod() + " " + r.getPath());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return out;
+    }
+
+    static void await(Supplier<Boolean> condition, String what) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            if (condition.get()) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("timed out waiting: " + what);
+    }
+
+    @Test
+    void watchesObjectsWithOneListAndOneWatch() throws Exception {
+        start(true);
+        server.expectCustomResource(CRD);
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE)).create();
+        drainRequests();
+
+        NodeFeatureRules feed = feed(Duration.ofMinutes(10));
+        feed.watch(changes::incrementAndGet);
+        assertTrue(feed.awaitKnown(Duration.ofSeconds(5)));
+        RuleObjects.View view = feed.current();
+        assertTrue(view.known());
+        assertEquals(List.of("my-sample-rule-object"), view.objects().stream().map(RuleObjects.RuleObject::name).toList());
+        assertEquals("my sample rule", view.objects().get(0).rules().get(0).name());
+        await(() -> changes.get() == 1, "the first read reported as a change");
+
+        List<String> requests = drainRequests();
+        assertEquals(2, requests.size(), requests.toString());
+        assertTrue(requests.get(0).startsWith("GET /apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules"), requests.toString());
+        assertFalse(requests.get(0).contains("watch=true"), requests.toString());
+        assertTrue(requests.get(1).contains("watch=true") && requests.get(1).contains("allowWatchBookmarks=true"),
+                requests.toString());
+
+        // a second object, a change of the first, a deletion: seen through the watch, one change call per burst
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE.replace("my-sample-rule-object", "a-first")
+                .replace("vendor.io/my-sample-feature", "vendor.io/other"))).create();
+        await(() -> feed.current().objects().size() == 2, "the created object");
+        assertEquals("a-first", feed.current().objects().get(0).name(), "objects in name order (nfd-master's)");
+        await(() -> changes.get() == 2, "a change call");
+
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).withName("a-first").delete();
+        await(() -> feed.current().objects().size() == 1, "the deleted object");
+        await(() -> changes.get() == 3, "a change call");
+        List<String> during = drainRequests().stream().filter(r -> r.contains("/nfd.k8s-sigs.io/")).toList();
+        assertEquals(List.of(), during.stream().filter(r -> !r.startsWith("POST") && !r.startsWith("DELETE")).toList(),
+                "no request of the feed after the watch opened: " + during);
+        assertEquals(List.of(NodeFeatureRules.State.SYNCED), states);
+    }
+
+    @Test
+    void anInvalidRuleIsLeftOutAndTheOthersApply() {
+        RuleObjects.RuleObject o = NodeFeatureRules.parse("bad", object("""
+                apiVersion: nfd.k8s-sigs.io/v1alpha1
+                kind: NodeFeatureRule
+                metadata: {name: bad}
+                spec:
+                  rules:
+                    - name: broken regexp
+                      labels: {vendor.io/x: "true"}
+                      matchFeatures:
+                        - feature: kernel.loadedmodule
+                          matchExpressions:
+                            dummy: {op: InRegexp, value: ["(unclosed"]}
+                    - name: good
+                      labels: {vendor.io/y: "true"}
+                """).getAdditionalProperties().get("spec"));
+        assertEquals(List.of("good"), o.rules().stream().map(r -> r.name()).toList());
+    }
+
+    @Test
+    void withoutTheCrdTheViewIsKnownAndEmptyAndCheckedAgainRarely() throws Exception {
+        start(false);
+        // a real API server answers 404 for a resource it does not serve
+        server.expect().get().withPath(LIST).andReturn(404,
+                "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"the server could not find the requested resource\",\"reason\":\"NotFound\",\"code\":404}").always();
+        NodeFeatureRules feed = feed(Duration.ofMillis(700));
+        feed.watch(changes::incrementAndGet);
+        assertTrue(feed.awaitKnown(Duration.ofSeconds(5)));
+        assertEquals(NodeFeatureRules.State.ABSENT, feed.state());
+        assertTrue(feed.current().known());
+        assertEquals(List.of(), feed.current().objects());
+        Thread.sleep(1_000);
+        long lists = drainRequests().stream().filter(r -> r.contains("nodefeaturerules")).count();
+        assertEquals(2, lists, "one LIST at start, one after the recheck interval, none in between");
+    }
+
+    @Test
+    void forbiddenBeforeTheFirstReadLeavesTheViewUnknown() throws Exception {
+        start(false);
+        server.expect().get().withPath(LIST).andReturn(403,
+                "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"nodefeaturerules.nfd.k8s-sigs.io is forbidden: User \\\"system:serviceaccount:node-labeller:node-labeller\\\" cannot list resource \\\"nodefeaturerules\\\" in API group \\\"nfd.k8s-sigs.io\\\" at the cluster scope\",\"reason\":\"Forbidden\",\"code\":403}").always();
+        NodeFeatureRules feed = feed(Duration.ofMinutes(10));
+        feed.watch(changes::incrementAndGet);
+        assertFalse(feed.awaitKnown(Duration.ofSeconds(5)));
+        assertEquals(NodeFeatureRules.State.FORBIDDEN, feed.state());
+        assertFalse(feed.current().known());
+        assertEquals(List.of(NodeFeatureRules.State.FORBIDDEN), states);
+    }
+}
