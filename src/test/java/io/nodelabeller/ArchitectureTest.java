@@ -34,7 +34,7 @@ class ArchitectureTest {
             Map.entry("nvml", Set.of()),
             Map.entry("template", Set.of()),
             Map.entry("config", Set.of("template")),
-            Map.entry("label", Set.of("config", "feature", "template")),
+            Map.entry("label", Set.of("config", "feature", "template", "log")),
             Map.entry("source", Set.of("config", "feature", "nvml", "label", "log")),
             Map.entry("catalog", Set.of("config", "feature", "nvml", "label", "source")),
             Map.entry("publish", Set.of("config", "feature", "label", "log")),
