@@ -80,3 +80,13 @@ other than none in devicePluginConfig.
 {{- eq (toString $m) "true" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* "true" when rules' taints are applied (config.publish.taints), else empty. */}}
+{{- define "node-labeller.taints" -}}
+{{- if dig "publish" "taints" false (default (dict) .Values.config) }}true{{ end -}}
+{{- end -}}
+
+{{/* "true" when rules' extended resources are applied (config.publish.extendedResources), else empty. */}}
+{{- define "node-labeller.extendedResources" -}}
+{{- if dig "publish" "extendedResources" false (default (dict) .Values.config) }}true{{ end -}}
+{{- end -}}

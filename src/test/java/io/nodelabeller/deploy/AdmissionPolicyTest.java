@@ -267,17 +267,18 @@ class AdmissionPolicyTest {
         for (var change : List.of(label("node-role.kubernetes.io/gpu", ""), label("kubernetes.io/hostname", "evil"),
                 label("kubernetes.io/hostname", null), label("evilnvidia.com/x", "1"), label("nvidia.com.evil.io/x", "1"),
                 label("unprefixed", "1"), label("feature.node.kubernetes.io.evil/x", "1"))) {
-            assertDenied(agentUpdates(change), "node-labeller may change or own only labels under feature.node.kubernetes.io/, nvidia.com/");
+            assertDenied(agentUpdates(change), "node-labeller may change or own only keys under feature.node.kubernetes.io/, nvidia.com/");
         }
     }
 
     @Test
     void aTaintOrAnotherSpecChangeIsDenied() {
-        assertDenied(agentUpdates(n -> map(n, "spec").put("taints", List.of())), "may not change a node's spec");
+        assertDenied(agentUpdates(n -> map(n, "spec").put("taints", List.of())), "may not change taints here");
         assertDenied(agentUpdates(n -> map(n, "spec").put("taints",
                 List.of(Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"), Map.of("key", "x", "effect", "NoExecute")))),
-                "may not change a node's spec");
+                "may not change taints here");
         assertDenied(agentUpdates(n -> map(n, "spec").put("unschedulable", true)), "may not change a node's spec");
+        assertDenied(agentUpdates(n -> map(n, "spec").put("podCIDR", "10.0.0.0/24")), "may not change a node's spec");
     }
 
     @Test
@@ -288,9 +289,11 @@ class AdmissionPolicyTest {
 
     @Test
     void foreignAnnotationsAndFinalizersAreDenied() {
-        assertDenied(agentUpdates(n -> map(map(n, "metadata"), "annotations").put("other.io/x", "y")), "only the annotation");
+        assertDenied(agentUpdates(n -> map(map(n, "metadata"), "annotations").put("other.io/x", "y")),
+                "may add only annotations it lists in node-labeller.io/managed-annotations, not: other.io/x");
         assertDenied(agentUpdates(n -> map(map(n, "metadata"), "annotations").remove("volumes.kubernetes.io/controller-managed-attach-detach")),
-                "only the annotation");
+                "change or remove only its tracking annotations and the annotations listed in node-labeller.io/managed-annotations"
+                        + " before the change, not: volumes.kubernetes.io/controller-managed-attach-detach");
         assertDenied(agentUpdates(n -> map(n, "metadata").put("finalizers", List.of("x"))), "finalizers or owner references");
     }
 
@@ -433,5 +436,141 @@ class AdmissionPolicyTest {
         assertDenied(writeNodeFeature("DELETE", AGENT, null, nodeFeature("n2", "n2")), "of another node ('n2')");
         assertDenied(writeNodeFeature("CREATE", AGENT_UNBOUND, nodeFeature("n1", "n1"), null), "not a pod-bound token");
         assertFalse(writeNodeFeature("CREATE", User.serviceAccount("nfd", "nfd-worker", "n2"), nodeFeature("n2", "n2"), null).applies());
+    }
+
+    // ---- rule outputs: annotations (always), taints and extended resources (only where switched on) ----
+
+    /** The policy of overlays/taints-and-extended-resources: taints and extended resources allowed. */
+    private static final ValidatingAdmissionPolicy WITH_TAINTS_AND_RESOURCES = Manifests.ofKind(
+            Manifests.render("overlays/taints-and-extended-resources"), ValidatingAdmissionPolicy.class).get(0);
+
+    static Consumer<Map<String, Object>> annotation(String key, String value) {
+        return n -> {
+            Map<String, Object> a = map(map(n, "metadata"), "annotations");
+            if (value == null) {
+                a.remove(key);
+            } else {
+                a.put(key, value);
+            }
+        };
+    }
+
+    @SuppressWarnings("unchecked")
+    static Consumer<Map<String, Object>> taints(Map<String, Object>... taints) {
+        return n -> map(n, "spec").put("taints", List.of(taints));
+    }
+
+    static Map<String, Object> taint(String key, String value, String effect) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("key", key);
+        if (value != null) {
+            t.put("value", value);
+        }
+        t.put("effect", effect);
+        return t;
+    }
+
+    /** The NODE's own taint, which belongs to another component. */
+    static final Map<String, Object> GPU_TAINT = taint("nvidia.com/gpu", null, "NoSchedule");
+    static final Map<String, Object> SPECIAL = taint("feature.node.kubernetes.io/special-node", "true", "PreferNoSchedule");
+
+    @SafeVarargs
+    static Decision agentUpdates(ValidatingAdmissionPolicy policy, String subResource, Consumer<Map<String, Object>> before,
+                                 Consumer<Map<String, Object>>... changes) {
+        return admit(policy, AdmissionRequests.nodeUpdate("n1", subResource, AGENT), node(n -> {
+            before.accept(n);
+            for (Consumer<Map<String, Object>> c : changes) {
+                c.accept(n);
+            }
+        }), node(before));
+    }
+
+    @Test
+    void ruleAnnotationsFollowTheirOwnList() {
+        Consumer<Map<String, Object>> none = n -> { };
+        String list = "node-labeller.io/managed-annotations";
+        // added together with its listing, changed and removed while listed
+        assertAllowed(agentUpdates(POLICY, null, none, annotation("nvidia.com/gpu.note", "hello"),
+                annotation(list, "nvidia.com/gpu.note")));
+        Consumer<Map<String, Object>> owned = annotation("nvidia.com/gpu.note", "hello").andThen(annotation(list, "nvidia.com/gpu.note"));
+        assertAllowed(agentUpdates(POLICY, null, owned, annotation("nvidia.com/gpu.note", "bye")));
+        assertAllowed(agentUpdates(POLICY, null, owned, annotation("nvidia.com/gpu.note", null), annotation(list, null)));
+        // not listed: neither added nor changed
+        assertDenied(agentUpdates(POLICY, null, none, annotation("nvidia.com/gpu.note", "hello")),
+                "may add only annotations it lists in node-labeller.io/managed-annotations, not: nvidia.com/gpu.note");
+        assertDenied(agentUpdates(POLICY, null, annotation("nvidia.com/gpu.note", "theirs"),
+                annotation("nvidia.com/gpu.note", "mine"), annotation(list, "nvidia.com/gpu.note")),
+                "not: nvidia.com/gpu.note");
+        // listing is claiming: outside the domains, or a control key, is denied
+        assertDenied(agentUpdates(POLICY, null, none, annotation("example.com/x", "1"), annotation(list, "example.com/x")),
+                "may change or own only keys under feature.node.kubernetes.io/, nvidia.com/, not: example.com/x");
+        assertDenied(agentUpdates(POLICY, null, none, annotation("nvidia.com/mig.config", "all-1g.10gb"),
+                annotation(list, "nvidia.com/mig.config")), "control keys of other components: nvidia.com/mig.config");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void taintsOnlyWhereSwitchedOnAndOnlyItsOwn() {
+        String list = "node-labeller.io/managed-taints";
+        Consumer<Map<String, Object>> none = n -> { };
+        Consumer<Map<String, Object>> add = taints(GPU_TAINT, SPECIAL);
+        Consumer<Map<String, Object>> listed = annotation(list, "feature.node.kubernetes.io/special-node:PreferNoSchedule");
+        assertAllowed(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, none, add, listed));
+        // switched off (the base policy): the same patch is denied
+        assertDenied(agentUpdates(POLICY, null, none, add, listed), "may not change taints here");
+        // not listed, or listed only after a change of value it did not own
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, none, add),
+                "may add only taints it lists in node-labeller.io/managed-taints, not: feature.node.kubernetes.io/special-node:PreferNoSchedule");
+        // its own taint: value changed and removed while listed
+        Consumer<Map<String, Object>> owned = add.andThen(listed);
+        assertAllowed(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, owned,
+                taints(GPU_TAINT, taint("feature.node.kubernetes.io/special-node", "false", "PreferNoSchedule"))));
+        assertAllowed(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, owned, taints(GPU_TAINT), annotation(list, null)));
+        // another component's taint: never removed or changed, whatever the list says
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, owned, taints(SPECIAL)),
+                "change or remove only taints listed in node-labeller.io/managed-taints before the change, not: nvidia.com/gpu:NoSchedule");
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, owned, taints(taint("nvidia.com/gpu", "x", "NoSchedule"), SPECIAL),
+                annotation(list, "feature.node.kubernetes.io/special-node:PreferNoSchedule,nvidia.com/gpu:NoSchedule")),
+                "not: nvidia.com/gpu:NoSchedule");
+        // a taint outside the domains cannot be claimed
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, none, taints(GPU_TAINT, taint("example.com/t", null, "NoExecute")),
+                annotation(list, "example.com/t:NoExecute")), "not: example.com/t");
+        // the rest of spec stays closed
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, null, none, n -> map(n, "spec").put("unschedulable", true)),
+                "may not change a node's spec");
+    }
+
+    static Consumer<Map<String, Object>> capacity(String key, String value) {
+        return n -> {
+            for (String field : List.of("capacity", "allocatable")) {
+                Map<String, Object> m = map(map(n, "status"), field);
+                if (value == null) {
+                    m.remove(key);
+                } else {
+                    m.put(key, value);
+                }
+            }
+        };
+    }
+
+    @Test
+    void extendedResourcesOnlyThroughStatusWhereSwitchedOnAndOnlyItsOwn() {
+        String list = "node-labeller.io/managed-extended-resources";
+        // the metadata patch listed it first; the status patch then adds capacity and allocatable
+        Consumer<Map<String, Object>> listed = annotation(list, "feature.node.kubernetes.io/widgets");
+        assertAllowed(agentUpdates(WITH_TAINTS_AND_RESOURCES, "status", listed, capacity("feature.node.kubernetes.io/widgets", "4")));
+        assertAllowed(agentUpdates(WITH_TAINTS_AND_RESOURCES, "status", listed.andThen(capacity("feature.node.kubernetes.io/widgets", "4")),
+                capacity("feature.node.kubernetes.io/widgets", null)));
+        assertDenied(agentUpdates(POLICY, "status", listed, capacity("feature.node.kubernetes.io/widgets", "4")),
+                "may not write node status");
+        // not listed before the status patch
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, "status", n -> { }, capacity("feature.node.kubernetes.io/widgets", "4")),
+                "may change only extended resources listed in node-labeller.io/managed-extended-resources, not: "
+                        + "feature.node.kubernetes.io/widgets, feature.node.kubernetes.io/widgets");
+        // the kubelet's resources and the rest of status are not its own
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, "status", listed, capacity("cpu", "64")), "not: cpu");
+        assertDenied(agentUpdates(WITH_TAINTS_AND_RESOURCES, "status", listed,
+                n -> map(n, "status").put("conditions", List.of(Map.of("type", "Ready", "status", "False")))),
+                "may change no node status but the capacity and allocatable of its extended resources");
     }
 }

@@ -72,6 +72,22 @@ class HelmChartTest {
         assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com', 'corp.example']", domains);
     }
 
+    /**
+     * config.publish.taints / extendedResources switch the rule outputs on in the agent and, with them, in the policy
+     * and RBAC (nodes/status): the same objects as overlays/taints-and-extended-resources.
+     */
+    @Test
+    void taintsAndExtendedResourcesOfTheConfigReachPolicyAndRbac(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> helm = templateWith(tmp, "config: {publish: {taints: true, extendedResources: true}}\n");
+        List<HasMetadata> kustomize = Manifests.render("overlays/taints-and-extended-resources");
+        assertEquals(ofKind(kustomize, ClusterRole.class).get(0).getRules(), ofKind(helm, ClusterRole.class).get(0).getRules());
+        assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables(),
+                ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables());
+        List<HasMetadata> plain = templateWith(tmp, "config: {publish: {taints: false}}\n");
+        assertEquals(ofKind(Manifests.render("base"), ClusterRole.class).get(0).getRules(),
+                ofKind(plain, ClusterRole.class).get(0).getRules());
+    }
+
     /** With nfdCompat.namespace the NodeFeatures are written there, while the pod to read for its DaemonSet is ours. */
     @Test
     void nfdCompatNamespaceGrantsPodReadsWhereThePodRuns() {

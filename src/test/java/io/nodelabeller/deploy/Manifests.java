@@ -17,7 +17,8 @@ import java.util.List;
 final class Manifests {
 
     static final Path ROOT = Path.of("manifests");
-    static final List<String> VARIANTS = List.of("base", "overlays/gpu", "overlays/nfd-compat", "overlays/job");
+    static final List<String> VARIANTS = List.of("base", "overlays/gpu", "overlays/nfd-compat", "overlays/job",
+            "overlays/taints-and-extended-resources");
     static final Path CHART = ROOT.resolve("helm/node-labeller");
     static final KubernetesSerialization K8S = new KubernetesSerialization();
 

@@ -138,18 +138,21 @@ class ManifestsTest {
 
     @ParameterizedTest
     @MethodSource("nodeWritingVariants")
-    void rbacIsExactlyGetListWatchPatchOnNodes(String variant) {
+    void rbacIsExactlyGetListWatchPatchOnNodesAndReadingNodeFeatureRules(String variant) {
         List<HasMetadata> objects = Manifests.render(variant);
         List<ClusterRole> roles = ofKind(objects, ClusterRole.class);
         assertEquals(1, roles.size(), variant);
-        List<PolicyRule> rules = roles.get(0).getRules();
-        assertEquals(1, rules.size(), variant);
-        PolicyRule rule = rules.get(0);
-        assertEquals(List.of(""), rule.getApiGroups());
-        assertEquals(List.of("nodes"), rule.getResources());
-        assertEquals(Set.of("get", "list", "watch", "patch"), Set.copyOf(rule.getVerbs()));
-        assertEquals(4, rule.getVerbs().size());
-        assertTrue(rule.getResourceNames() == null || rule.getResourceNames().isEmpty());
+        List<String> rules = roles.get(0).getRules().stream().map(r -> {
+            assertTrue(r.getResourceNames() == null || r.getResourceNames().isEmpty());
+            assertEquals(Set.copyOf(r.getVerbs()).size(), r.getVerbs().size());
+            return r.getApiGroups() + " " + r.getResources() + " " + new java.util.TreeSet<>(r.getVerbs());
+        }).toList();
+        List<String> expected = new java.util.ArrayList<>(List.of("[] [nodes] [get, list, patch, watch]",
+                "[nfd.k8s-sigs.io] [nodefeaturerules] [get, list, watch]"));
+        if (variant.equals("overlays/taints-and-extended-resources")) {
+            expected.add("[] [nodes/status] [patch]"); // extended resources live in status.capacity
+        }
+        assertEquals(expected, rules, variant);
 
         ClusterRoleBinding binding = ofKind(objects, ClusterRoleBinding.class).get(0);
         assertEquals(roles.get(0).getMetadata().getName(), binding.getRoleRef().getName());
@@ -342,7 +345,11 @@ class ManifestsTest {
         assertTrue(all.contains("request.userInfo.extra['authentication.kubernetes.io/node-name']"));
         assertTrue(all.contains("['feature.node.kubernetes.io', 'nvidia.com']"));
         assertTrue(all.contains("'node-labeller.io/managed-labels'"));
-        assertTrue(all.contains("object.spec == oldObject.spec"));
+        boolean outputs = variant.equals("overlays/taints-and-extended-resources");
+        List<String> toggles = policy.getSpec().getVariables().stream()
+                .filter(v -> v.getName().equals("taintsAllowed") || v.getName().equals("extendedResourcesAllowed"))
+                .map(v -> v.getName() + "=" + v.getExpression()).toList();
+        assertEquals(List.of("taintsAllowed=" + outputs, "extendedResourcesAllowed=" + outputs), toggles, variant);
         assertEquals(Set.of("nodes", "nodes/status"), Set.copyOf(policy.getSpec().getMatchConstraints().getResourceRules().get(0).getResources()));
     }
 
