@@ -225,4 +225,29 @@ class RetentionTest {
     private static boolean uncertain(Label l, List<String> failed) {
         return l.inputs().isEmpty() ? !failed.isEmpty() : l.inputs().stream().anyMatch(failed::contains);
     }
+
+    /**
+     * Rule outputs of every kind owned on the node at a restart are kept while the NodeFeatureRule objects are not
+     * known yet (an uncertain input), then follow the objects once they are.
+     */
+    @Test
+    void ruleOutputsOwnedAtStartAreKeptUntilTheObjectsAreKnown() {
+        Retention r = Retention.initial(3)
+                .withPrevious(LabelSet.Kind.ANNOTATION, Map.of("vendor.io/owner", "team-a"))
+                .withPrevious(LabelSet.Kind.TAINT, Map.of("vendor.io/dedicated:NoSchedule", "gpu"))
+                .withPrevious(LabelSet.Kind.EXTENDED_RESOURCE, Map.of("vendor.io/widgets", "4"));
+        LabelSet unknown = new LabelSet(new TreeMap<>(), List.of(), Map.of(), java.util.Set.of("nodefeaturerules"));
+        Retention.Step s = r.next(statuses(), unknown);
+        assertEquals(Map.of("vendor.io/owner", "team-a"), s.labels().asMap(LabelSet.Kind.ANNOTATION));
+        assertEquals(Map.of("vendor.io/dedicated:NoSchedule", "gpu"), s.labels().asMap(LabelSet.Kind.TAINT));
+        assertEquals(Map.of("vendor.io/widgets", "4"), s.labels().asMap(LabelSet.Kind.EXTENDED_RESOURCE));
+
+        SortedMap<String, Label> annotations = new TreeMap<>(Map.of("vendor.io/owner",
+                new Label("vendor.io/owner", "team-b", "nodefeaturerule", "test", Label.ANY_SOURCE)));
+        LabelSet known = new LabelSet(new TreeMap<>(), List.of(), Map.of(LabelSet.Kind.ANNOTATION, annotations), java.util.Set.of());
+        s = s.next().next(statuses(), known);
+        assertEquals(Map.of("vendor.io/owner", "team-b"), s.labels().asMap(LabelSet.Kind.ANNOTATION));
+        assertEquals(Map.of(), s.labels().asMap(LabelSet.Kind.TAINT), "known and no longer produced: removed");
+        assertEquals(Map.of(), s.labels().asMap(LabelSet.Kind.EXTENDED_RESOURCE));
+    }
 }
