@@ -26,11 +26,16 @@ abstract class HostCommand implements Callable<Integer> {
         /** Writes {@code result} to the command's output; returns the exit code. */
         abstract int show(Inspection result) throws Exception;
 
+        /** NodeFeatureRule objects to run after the configured rules (explain's {@code --node-feature-rules}); null: none. */
+        io.nodelabeller.label.rules.RuleObjects ruleObjects() throws CommandFailed {
+            return null;
+        }
+
         @Override
         public final Integer call() throws Exception {
             Inspection result;
             try {
-                result = Inspection.forCommand(spec, common);
+                result = Inspection.forCommand(spec, common, ruleObjects());
             } catch (CommandFailed e) {
                 return e.exitCode;
             }

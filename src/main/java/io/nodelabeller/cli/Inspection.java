@@ -15,8 +15,12 @@ import picocli.CommandLine;
 record Inspection(Snapshot snapshot, LabelSet labels) {
 
     static Inspection once(Config config, Options options) {
+        return once(config, options, null);
+    }
+
+    static Inspection once(Config config, Options options, io.nodelabeller.label.rules.RuleObjects objects) {
         Discovery discovery = discovery(config, options);
-        Labelling labelling = Catalog.labelling(config, options);
+        Labelling labelling = Catalog.labelling(config, options, objects);
         Snapshot snapshot = discovery.discover();
         return new Inspection(snapshot, labelling.label(snapshot.features()));
     }
@@ -25,9 +29,10 @@ record Inspection(Snapshot snapshot, LabelSet labels) {
      * One discovery for print and explain: a config problem or an unknown source is printed and becomes
      * {@link CommandFailed} with exit code 2.
      */
-    static Inspection forCommand(CommandLine.Model.CommandSpec spec, CommonOptions common) throws CommandFailed {
+    static Inspection forCommand(CommandLine.Model.CommandSpec spec, CommonOptions common,
+                                 io.nodelabeller.label.rules.RuleObjects objects) throws CommandFailed {
         try {
-            return once(common.loadConfig(), common.options());
+            return once(common.loadConfig(), common.options(), objects);
         } catch (ConfigException e) {
             throw new CommandFailed(ConfigErrors.report(spec, e));
         } catch (IllegalArgumentException e) {

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.config.rules.RuleReader;
-import io.nodelabeller.config.yaml.YamlNode;
 import io.nodelabeller.label.rules.RuleObjects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -239,25 +238,10 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
     /** An object's rules; a rule with a problem is left out with one error line naming the object and the rule. */
     static RuleObject parse(String name, Object spec) {
         JsonNode tree = spec == null ? null : JSON.valueToTree(spec);
-        JsonNode rules = tree == null ? null : tree.get("rules");
-        List<Rule> out = new ArrayList<>();
-        if (rules == null || !rules.isArray()) {
-            LOG.error("NodeFeatureRule {}: spec.rules is not a list; the object has no rules", name);
-            return new RuleObject(name, out);
-        }
-        for (int i = 0; i < rules.size(); i++) {
-            List<String> problems = new ArrayList<>();
-            YamlNode node = YamlNode.root("spec.rules", rules, problems).element(i);
-            Rule rule = RuleReader.read(node);
-            if (rule == null || !problems.isEmpty()) {
-                JsonNode n = rules.get(i).get("name");
-                LOG.error("NodeFeatureRule {}: rule '{}' skipped: {}", name, n == null ? "spec.rules[" + i + "]" : n.asText(),
-                        String.join("; ", problems));
-                continue;
-            }
-            out.add(rule);
-        }
-        return new RuleObject(name, out);
+        List<String> skipped = new ArrayList<>();
+        List<Rule> rules = RuleReader.readObjectRules("NodeFeatureRule " + name, tree == null ? null : tree.get("rules"), skipped);
+        skipped.forEach(line -> LOG.error("{}", line));
+        return new RuleObject(name, rules);
     }
 
     private synchronized void changed() {

@@ -41,6 +41,31 @@ public final class RuleReader {
         return List.copyOf(out);
     }
 
+    /**
+     * The rules of a NodeFeatureRule object's {@code spec.rules} ({@code rules}, named {@code origin} in messages), as
+     * nfd-master takes them: a rule with a problem is left out, with one line in {@code skipped} naming it and the
+     * problem; the others are kept in order.
+     */
+    public static List<Rule> readObjectRules(String origin, JsonNode rules, List<String> skipped) {
+        List<Rule> out = new ArrayList<>();
+        if (rules == null || !rules.isArray()) {
+            skipped.add(origin + ": spec.rules is not a list; no rules");
+            return out;
+        }
+        for (int i = 0; i < rules.size(); i++) {
+            List<String> problems = new ArrayList<>();
+            Rule rule = read(YamlNode.root("spec.rules", rules, problems).element(i));
+            if (rule == null || !problems.isEmpty()) {
+                JsonNode name = rules.get(i).get("name");
+                skipped.add(origin + ": rule '" + (name == null ? "spec.rules[" + i + "]" : name.asText()) + "' skipped: "
+                        + String.join("; ", problems));
+                continue;
+            }
+            out.add(rule);
+        }
+        return List.copyOf(out);
+    }
+
     /** One rule, or null when it is unusable (the problems are recorded). */
     public static Rule read(YamlNode n) {
         if (n.isMissing()) {

@@ -28,6 +28,24 @@ public final class Yaml {
         }
     }
 
+    /** Every document of a multi-document YAML stream ({@code ---} between them); empty documents are left out. */
+    public static java.util.List<JsonNode> readAll(String name, String text) throws ConfigException {
+        java.util.List<JsonNode> out = new java.util.ArrayList<>();
+        try (com.fasterxml.jackson.databind.MappingIterator<JsonNode> docs = MAPPER.readerFor(JsonNode.class).readValues(text)) {
+            while (docs.hasNextValue()) {
+                JsonNode doc = docs.nextValue();
+                if (doc != null && !doc.isNull() && !doc.isMissingNode()) {
+                    out.add(doc);
+                }
+            }
+        } catch (JsonProcessingException e) {
+            throw new ConfigException(name + ": not valid YAML" + problem(e));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new ConfigException(name + ": not valid YAML: " + e.getMessage());
+        }
+        return out;
+    }
+
     /**
      * " at line L, column C: what" in one line. SnakeYAML's own message spans several lines (the context, the
      * offending line and a caret), so its parts are taken from the exception instead.
