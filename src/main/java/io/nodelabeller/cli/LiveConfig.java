@@ -170,7 +170,11 @@ final class LiveConfig implements ConfigWatch.Listener {
         if (a.daemon().runtimeMetrics() != b.daemon().runtimeMetrics()) {
             changed.add("daemon.runtimeMetrics");
         }
-        if (!Objects.equals(a.publish(), b.publish())) {
+        // the rule outputs (publish.annotations/taints/extendedResources) are part of the labelling: they apply live
+        var pa = a.publish();
+        var pb = b.publish();
+        if (pa.node() != pb.node() || pa.staleAfter() != pb.staleAfter() || !Objects.equals(pa.nodeFeature(), pb.nodeFeature())
+                || !pa.featuresFile().equals(pb.featuresFile()) || pa.nodeFeatureRules() != pb.nodeFeatureRules()) {
             changed.add("publish");
         }
         if (a.core().noPublish() != b.core().noPublish()) {
