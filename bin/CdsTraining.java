@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * writes the union, from which the script dumps the AppCDS archive. The daemon needs a Kubernetes API server and the
  * image build has none, so this program is one for the length of the training: HTTPS on loopback with a key made for
  * it by keytool (so the TLS classes are trained too), a bearer token, and the few requests the agent makes for its
- * Node (GET, LIST, watch, PATCH; Kubernetes API conventions: k8s.io/apiserver). After the first PATCH and a few 1 s
+ * Node (GET, LIST, watch, PATCH; Kubernetes API conventions: k8s.io/apiserver) and the NodeFeatureRule objects (an
+ * empty LIST, a watch). After the first PATCH and a few 1 s
  * cycles, it reads the agent's /metrics, /healthz and /readyz and stops it with SIGTERM, as the kubelet would.
  *
  * <p>Run by the build JDK in source-file mode (no compile step, nothing of it in the image):
@@ -203,6 +204,9 @@ public class CdsTraining {
         return server;
     }
 
+    /** NFD's NodeFeatureRule objects, which run reads with one LIST and one watch. */
+    private static final String RULES = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules";
+
     private void answer(HttpExchange ex) throws IOException, InterruptedException {
         ex.getRequestBody().readAllBytes();
         String method = ex.getRequestMethod();
@@ -217,7 +221,7 @@ public class CdsTraining {
             patches.incrementAndGet();
             send(ex, 200, node());
             patched.countDown();
-        } else if (path.equals("/api/v1/nodes") && method.equals("GET") && query.contains("watch=true")) {
+        } else if ((path.equals("/api/v1/nodes") || path.equals(RULES)) && method.equals("GET") && query.contains("watch=true")) {
             if (ex.getRequestHeaders().containsKey("Upgrade")) {
                 // no WebSocket here: 503 is what fabric8 takes as "watch over a streamed GET instead"
                 send(ex, 503, status(503, "ServiceUnavailable", "websocket watches are not served here"));
@@ -226,7 +230,9 @@ public class CdsTraining {
             ex.getResponseHeaders().set("Content-Type", "application/json");
             ex.sendResponseHeaders(200, 0); // chunked: one JSON event per line until the watch ends
             try (OutputStream out = ex.getResponseBody()) {
-                String bookmark = "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Node\",\"apiVersion\":\"v1\","
+                String kind = path.equals(RULES) ? "\"kind\":\"NodeFeatureRule\",\"apiVersion\":\"nfd.k8s-sigs.io/v1alpha1\""
+                        : "\"kind\":\"Node\",\"apiVersion\":\"v1\"";
+                String bookmark = "{\"type\":\"BOOKMARK\",\"object\":{" + kind + ","
                         + "\"metadata\":{\"resourceVersion\":\"" + resourceVersion.get() + "\"}}}\n";
                 out.write(bookmark.getBytes(StandardCharsets.UTF_8));
                 out.flush();
@@ -234,6 +240,10 @@ public class CdsTraining {
             } catch (IOException clientWentAway) {
                 // the agent closed its watch
             }
+        } else if (path.equals(RULES) && method.equals("GET")) {
+            // the NodeFeatureRule objects' informer: a cluster with NFD's CRD and no objects
+            send(ex, 200, "{\"kind\":\"NodeFeatureRuleList\",\"apiVersion\":\"nfd.k8s-sigs.io/v1alpha1\",\"metadata\":"
+                    + "{\"resourceVersion\":\"" + resourceVersion.get() + "\"},\"items\":[]}");
         } else if (path.equals("/api/v1/nodes") && method.equals("GET")) {
             send(ex, 200, "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\""
                     + resourceVersion.get() + "\"},\"items\":[" + node() + "]}");

@@ -228,6 +228,11 @@ class FootprintBench {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
+        // NFD's NodeFeatureRule CRD installed (as the GPU Operator installs it), no objects: run reads them (a LIST and
+        // a watch) from version 0.1.0 on
+        server.expectCustomResource(new io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext.Builder()
+                .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
+                .withKind("NodeFeatureRule").withScope("Cluster").build());
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();

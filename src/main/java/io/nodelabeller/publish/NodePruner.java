@@ -5,9 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.TreeMap;
 
 /**
- * {@code node-labeller prune} (uninstall): removes every label listed in the ownership annotation and the
- * annotation itself, in one JSON Patch. Labels it does not own stay. One GET, then one PATCH when there is
- * anything to remove; no watch.
+ * {@code node-labeller prune} (uninstall): removes every label listed in the ownership annotation, every rule output
+ * listed in the other tracking annotations (annotations, taints; extended resources through the status subresource)
+ * and the tracking annotations themselves. What it does not own stays. One GET, then one PATCH when there is anything
+ * to remove (and one status PATCH for extended resources); no watch.
  */
 public final class NodePruner {
 
@@ -23,7 +24,7 @@ public final class NodePruner {
         this.events = events;
     }
 
-    /** Removes the owned labels and the annotation; returns how many labels were removed (0: nothing to do). */
+    /** Removes what it owns and its annotations; returns how many labels were removed (0: no label to remove). */
     public int prune() throws PublishException {
         try (NodePublisher publisher = new NodePublisher(client, nodeName, settings, events)) {
             return (int) publisher.apply(new TreeMap<>()).stream()
