@@ -220,7 +220,8 @@ class NfdWorkerConfigTest {
         assertEquals(List.of("sleepInterval", "featureSources", "labelSources", "labelWhiteList", "extraLabelNs",
                 "denyLabelNs", "noPublish", "ownerRefs", "noPublishFeatures", "klog", "customRulesDir", "sourceTimeout"),
                 fieldNames(tree.get("core")));
-        assertEquals(List.of("node", "staleAfter", "nodeFeature", "featuresFile"), fieldNames(tree.get("publish")));
+        assertEquals(List.of("node", "staleAfter", "nodeFeature", "featuresFile", "nodeFeatureRules", "annotations", "taints",
+                "extendedResources"), fieldNames(tree.get("publish")));
     }
 
     private static List<String> fieldNames(com.fasterxml.jackson.databind.JsonNode n) {
