@@ -90,7 +90,7 @@ public final class Retention {
             SortedMap<String, Kept> next = new TreeMap<>();
             SortedMap<String, Label> kept = new TreeMap<>();
             SortedMap<String, Label> outputs = step(previous.getOrDefault(kind, Collections.emptySortedMap()),
-                    fresh.of(kind), failed, next, kept);
+                    fresh.of(kind), failed, !fresh.uncertain().isEmpty(), next, kept);
             state.put(kind, Collections.unmodifiableSortedMap(next));
             out = out.with(kind, outputs);
             if (kind == Kind.LABEL) {
@@ -101,8 +101,14 @@ public final class Retention {
                 Collections.unmodifiableSortedMap(keptLabels));
     }
 
+    /**
+     * {@code blind}: an input of labelling itself is unknown (the NodeFeatureRule objects before they could be read):
+     * outputs that may depend on anything are then kept without counting towards {@code staleAfter} — an agent that
+     * cannot read the objects (RBAC) must not, after a few cycles, remove what they produced.
+     */
     private SortedMap<String, Label> step(SortedMap<String, Kept> before, SortedMap<String, Label> fresh,
-                                          Set<String> failed, SortedMap<String, Kept> state, SortedMap<String, Label> kept) {
+                                          Set<String> failed, boolean blind, SortedMap<String, Kept> state,
+                                          SortedMap<String, Label> kept) {
         SortedMap<String, Label> out = new TreeMap<>(fresh);
         fresh.forEach((k, l) -> state.put(k, new Kept(l, 0)));
         for (Map.Entry<String, Kept> e : before.entrySet()) {
@@ -114,7 +120,11 @@ public final class Retention {
             // left out or changed: keep the last value while an input of the output (as it was, or as it is now)
             // failed, within staleAfter
             boolean uncertain = uncertain(old.label(), failed) || (now != null && uncertain(now, failed));
-            if (uncertain && old.misses() < staleAfter) {
+            if (blind && old.label().inputs().isEmpty()) {
+                state.put(e.getKey(), old);
+                out.put(e.getKey(), old.label());
+                kept.put(e.getKey(), old.label());
+            } else if (uncertain && old.misses() < staleAfter) {
                 state.put(e.getKey(), new Kept(old.label(), old.misses() + 1));
                 out.put(e.getKey(), old.label());
                 kept.put(e.getKey(), old.label());

@@ -62,6 +62,7 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
     private volatile boolean everSynced;
     private SharedIndexInformer<GenericKubernetesResource> informer;
     private ScheduledFuture<?> pendingChange;
+    private ScheduledFuture<?> recheckTask;
     private boolean closed;
 
     /**
@@ -210,8 +211,9 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
                 informer.stop();
                 informer = null;
             }
-            if (!closed && (next == State.ABSENT || next == State.FORBIDDEN)) {
-                timer.schedule(this::watchAgain, recheck.toMillis(), TimeUnit.MILLISECONDS);
+            // start() and stopped() may both report one failure: one recheck
+            if (!closed && (next == State.ABSENT || next == State.FORBIDDEN) && (recheckTask == null || recheckTask.isDone())) {
+                recheckTask = timer.schedule(this::watchAgain, recheck.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
         if (becameKnown) {

@@ -238,6 +238,9 @@ class RetentionTest {
                 .withPrevious(LabelSet.Kind.EXTENDED_RESOURCE, Map.of("vendor.io/widgets", "4"));
         LabelSet unknown = new LabelSet(new TreeMap<>(), List.of(), Map.of(), java.util.Set.of("nodefeaturerules"));
         Retention.Step s = r.next(statuses(), unknown);
+        for (int cycle = 0; cycle < 10; cycle++) { // longer than staleAfter: unknown is not gone
+            s = s.next().next(statuses(), unknown);
+        }
         assertEquals(Map.of("vendor.io/owner", "team-a"), s.labels().asMap(LabelSet.Kind.ANNOTATION));
         assertEquals(Map.of("vendor.io/dedicated:NoSchedule", "gpu"), s.labels().asMap(LabelSet.Kind.TAINT));
         assertEquals(Map.of("vendor.io/widgets", "4"), s.labels().asMap(LabelSet.Kind.EXTENDED_RESOURCE));
