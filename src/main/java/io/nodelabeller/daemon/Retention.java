@@ -87,6 +87,13 @@ public final class Retention {
         LabelSet out = fresh;
         SortedMap<String, Label> keptLabels = null;
         for (Kind kind : Kind.values()) {
+            if (!fresh.produces(kind)) {
+                // switched off: publishing leaves what the node has of this kind alone, and so does retention
+                if (previous.containsKey(kind)) {
+                    state.put(kind, previous.get(kind));
+                }
+                continue;
+            }
             SortedMap<String, Kept> next = new TreeMap<>();
             SortedMap<String, Label> kept = new TreeMap<>();
             SortedMap<String, Label> outputs = step(previous.getOrDefault(kind, Collections.emptySortedMap()),

@@ -13,6 +13,8 @@ import java.util.TreeMap;
  * kept: every one of them may be sent to the API server. Labels come from every labeler; node annotations, taints
  * and extended resources only from rules (NFD's NodeFeatureRule outputs).
  *
+ * @param others    the outputs of each other kind that labelling produced this cycle (possibly none); a kind that is
+ *                  not a key was not produced at all (switched off), and publishing leaves it as it is
  * @param uncertain inputs this cycle could not read (the NodeFeatureRule objects, before they are known): outputs
  *                  that may depend on them are kept as they were, like those of a failed source
  */
@@ -47,7 +49,7 @@ public record LabelSet(SortedMap<String, Label> labels, List<Dropped> dropped, M
         dropped = List.copyOf(dropped);
         Map<Kind, SortedMap<String, Label>> copy = new EnumMap<>(Kind.class);
         others.forEach((k, m) -> {
-            if (k != Kind.LABEL && !m.isEmpty()) {
+            if (k != Kind.LABEL) {
                 copy.put(k, Collections.unmodifiableSortedMap(new TreeMap<>(m)));
             }
         });
@@ -58,6 +60,11 @@ public record LabelSet(SortedMap<String, Label> labels, List<Dropped> dropped, M
     /** Labels only. */
     public LabelSet(SortedMap<String, Label> labels, List<Dropped> dropped) {
         this(labels, dropped, Map.of(), Set.of());
+    }
+
+    /** Whether labelling produced outputs of {@code kind} this cycle (labels always; the others when switched on). */
+    public boolean produces(Kind kind) {
+        return kind == Kind.LABEL || others.containsKey(kind);
     }
 
     /** The outputs of one kind, sorted by key. */

@@ -55,7 +55,7 @@ public final class Labelling {
 
     public LabelSet label(Features features) {
         Map<Kind, SortedMap<String, Label>> out = new EnumMap<>(Kind.class);
-        for (Kind k : Kind.values()) {
+        for (Kind k : kinds) {
             out.put(k, new TreeMap<>());
         }
         List<LabelSet.Dropped> dropped = new ArrayList<>();

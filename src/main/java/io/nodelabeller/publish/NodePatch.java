@@ -66,11 +66,21 @@ public final class NodePatch {
                        List<Map<String, Object>> taints, Map<String, String> capacity, Map<String, String> allocatable) {
     }
 
-    /** What the agent wants: key → value per kind; taints keyed {@code key:effect}. */
+    /**
+     * What the agent wants: key → value per kind; taints keyed {@code key:effect}. A null kind (switched off) is left
+     * as it is on the node, its tracking annotation included: a policy that no longer allows taints must not see a
+     * patch that removes them.
+     */
     public record Desired(SortedMap<String, String> labels, SortedMap<String, String> annotations,
                           SortedMap<String, String> taints, SortedMap<String, String> extendedResources) {
+        /** Labels; the other kinds left alone. */
         public static Desired labels(SortedMap<String, String> labels) {
-            return new Desired(labels, new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+            return new Desired(labels, null, null, null);
+        }
+
+        /** Nothing at all: every owned output removed (prune). */
+        public static Desired nothing() {
+            return new Desired(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
         }
     }
 
@@ -99,23 +109,32 @@ public final class NodePatch {
         Map<String, String> featureAnnotations = new TreeMap<>(annotations);
         TRACKING.forEach(featureAnnotations::remove);
         List<Op> annotationOps = new ArrayList<>();
-        diff(featureAnnotations, owned(annotations, MANAGED_ANNOTATIONS), desired.annotations(), "/metadata/annotations/",
-                annotationOps);
-        List<Map<String, Object>> taints = taints(node.taints(), owned(annotations, MANAGED_TAINTS), desired.taints());
-        boolean taintsChange = !taints.equals(node.taints() == null ? List.of() : node.taints());
-
-        SortedSet<String> ers = new TreeSet<>(desired.extendedResources().keySet());
-        Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
-        for (String k : owned(annotations, MANAGED_EXTENDED_RESOURCES)) {
-            if (capacity.containsKey(k)) {
-                ers.add(k); // still to be removed by the status patch: stays the agent's until then
-            }
+        if (desired.annotations() != null) {
+            diff(featureAnnotations, owned(annotations, MANAGED_ANNOTATIONS), desired.annotations(), "/metadata/annotations/",
+                    annotationOps);
         }
+        List<Map<String, Object>> taints = desired.taints() == null ? null
+                : taints(node.taints(), owned(annotations, MANAGED_TAINTS), desired.taints());
+        boolean taintsChange = taints != null && !taints.equals(node.taints() == null ? List.of() : node.taints());
+
         Map<String, SortedSet<String>> lists = new LinkedHashMap<>();
         lists.put(MANAGED_ANNOTATION, new TreeSet<>(desired.labels().keySet()));
-        lists.put(MANAGED_ANNOTATIONS, new TreeSet<>(desired.annotations().keySet()));
-        lists.put(MANAGED_TAINTS, new TreeSet<>(desired.taints().keySet()));
-        lists.put(MANAGED_EXTENDED_RESOURCES, ers);
+        if (desired.annotations() != null) {
+            lists.put(MANAGED_ANNOTATIONS, new TreeSet<>(desired.annotations().keySet()));
+        }
+        if (desired.taints() != null) {
+            lists.put(MANAGED_TAINTS, new TreeSet<>(desired.taints().keySet()));
+        }
+        if (desired.extendedResources() != null) {
+            SortedSet<String> ers = new TreeSet<>(desired.extendedResources().keySet());
+            Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
+            for (String k : owned(annotations, MANAGED_EXTENDED_RESOURCES)) {
+                if (capacity.containsKey(k)) {
+                    ers.add(k); // still to be removed by the status patch: stays the agent's until then
+                }
+            }
+            lists.put(MANAGED_EXTENDED_RESOURCES, ers);
+        }
         List<Op> trackingOps = new ArrayList<>();
         lists.forEach((annotation, keys) -> {
             String wanted = String.join(",", keys);
@@ -150,7 +169,8 @@ public final class NodePatch {
                 ops.add(taints.isEmpty() ? new Op("remove", "/spec/taints", null) : new Op("add", "/spec/taints", taints));
             }
         }
-        return new Plan(List.copyOf(ops), status(node, annotations, desired.extendedResources()));
+        return new Plan(List.copyOf(ops), desired.extendedResources() == null ? List.of()
+                : status(node, annotations, desired.extendedResources()));
     }
 
     /** Adds, changes (owned only; an unowned one is only claimed) and removes (owned only) entries of a string map. */

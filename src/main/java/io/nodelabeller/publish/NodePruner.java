@@ -2,7 +2,6 @@ package io.nodelabeller.publish;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 
-import java.util.TreeMap;
 
 /**
  * {@code node-labeller prune} (uninstall): removes every label listed in the ownership annotation, every rule output
@@ -27,7 +26,7 @@ public final class NodePruner {
     /** Removes what it owns and its annotations; returns how many labels were removed (0: no label to remove). */
     public int prune() throws PublishException {
         try (NodePublisher publisher = new NodePublisher(client, nodeName, settings, events)) {
-            return (int) publisher.apply(new TreeMap<>()).stream()
+            return (int) publisher.apply(NodePatch.Desired.nothing()).stream()
                     .filter(op -> op.op().equals("remove") && op.path().startsWith("/metadata/labels/"))
                     .count();
         }

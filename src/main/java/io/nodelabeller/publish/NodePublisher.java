@@ -127,8 +127,13 @@ public final class NodePublisher implements Publisher {
 
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
-        return !apply(new NodePatch.Desired(desired.asMap(Kind.LABEL), desired.asMap(Kind.ANNOTATION),
-                desired.asMap(Kind.TAINT), desired.asMap(Kind.EXTENDED_RESOURCE))).isEmpty();
+        // a kind labelling did not produce (switched off) is left as it is on the node: null
+        return !apply(new NodePatch.Desired(desired.asMap(Kind.LABEL), orNull(desired, Kind.ANNOTATION),
+                orNull(desired, Kind.TAINT), orNull(desired, Kind.EXTENDED_RESOURCE))).isEmpty();
+    }
+
+    private static SortedMap<String, String> orNull(LabelSet set, Kind kind) {
+        return set.produces(kind) ? set.asMap(kind) : null;
     }
 
     /** Labels only (tests). */

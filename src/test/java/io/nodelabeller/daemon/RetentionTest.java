@@ -15,6 +15,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class RetentionTest {
@@ -236,7 +237,10 @@ class RetentionTest {
                 .withPrevious(LabelSet.Kind.ANNOTATION, Map.of("vendor.io/owner", "team-a"))
                 .withPrevious(LabelSet.Kind.TAINT, Map.of("vendor.io/dedicated:NoSchedule", "gpu"))
                 .withPrevious(LabelSet.Kind.EXTENDED_RESOURCE, Map.of("vendor.io/widgets", "4"));
-        LabelSet unknown = new LabelSet(new TreeMap<>(), List.of(), Map.of(), java.util.Set.of("nodefeaturerules"));
+        // labelling produced every kind (switched on), none of them yet
+        Map<LabelSet.Kind, SortedMap<String, Label>> none = Map.of(LabelSet.Kind.ANNOTATION, new TreeMap<>(),
+                LabelSet.Kind.TAINT, new TreeMap<>(), LabelSet.Kind.EXTENDED_RESOURCE, new TreeMap<>());
+        LabelSet unknown = new LabelSet(new TreeMap<>(), List.of(), none, java.util.Set.of("nodefeaturerules"));
         Retention.Step s = r.next(statuses(), unknown);
         for (int cycle = 0; cycle < 10; cycle++) { // longer than staleAfter: unknown is not gone
             s = s.next().next(statuses(), unknown);
@@ -247,10 +251,24 @@ class RetentionTest {
 
         SortedMap<String, Label> annotations = new TreeMap<>(Map.of("vendor.io/owner",
                 new Label("vendor.io/owner", "team-b", "nodefeaturerule", "test", Label.ANY_SOURCE)));
-        LabelSet known = new LabelSet(new TreeMap<>(), List.of(), Map.of(LabelSet.Kind.ANNOTATION, annotations), java.util.Set.of());
+        Map<LabelSet.Kind, SortedMap<String, Label>> some = new java.util.EnumMap<>(none);
+        some.put(LabelSet.Kind.ANNOTATION, annotations);
+        LabelSet known = new LabelSet(new TreeMap<>(), List.of(), some, java.util.Set.of());
         s = s.next().next(statuses(), known);
         assertEquals(Map.of("vendor.io/owner", "team-b"), s.labels().asMap(LabelSet.Kind.ANNOTATION));
         assertEquals(Map.of(), s.labels().asMap(LabelSet.Kind.TAINT), "known and no longer produced: removed");
         assertEquals(Map.of(), s.labels().asMap(LabelSet.Kind.EXTENDED_RESOURCE));
+    }
+
+    /** A kind switched off (not produced) is left as it is: retention neither keeps nor drops it. */
+    @Test
+    void aKindSwitchedOffIsLeftAlone() {
+        Retention r = Retention.initial(3).withPrevious(LabelSet.Kind.TAINT, Map.of("vendor.io/dedicated:NoSchedule", "gpu"));
+        Retention.Step s = r.next(statuses(), set(KERNEL));
+        assertTrue(!s.labels().produces(LabelSet.Kind.TAINT));
+        Map<LabelSet.Kind, SortedMap<String, Label>> on = Map.of(LabelSet.Kind.TAINT, new TreeMap<>());
+        s = s.next().next(statuses("pci"), new LabelSet(new TreeMap<>(), List.of(), on, java.util.Set.of()));
+        assertEquals(Map.of("vendor.io/dedicated:NoSchedule", "gpu"), s.labels().asMap(LabelSet.Kind.TAINT),
+                "switched on again while a source fails: still the owned one, kept as at start");
     }
 }

@@ -121,4 +121,24 @@ class NodePatchOutputsTest {
         NodePatch.plan(claimed, want).node().forEach(op -> after.add(op.op() + " " + op.path()));
         assertEquals(List.of("replace /metadata/annotations/vendor.io~1note"), after);
     }
+
+    /**
+     * A kind switched off is left as it is, tracking annotation included: after taints are switched off (and with them
+     * the policy's taintsAllowed), no patch may touch taints, or every patch would be denied.
+     */
+    @Test
+    void aKindSwitchedOffIsLeftAsItIs() {
+        Map<String, Object> mine = taint("vendor.io/dedicated", "gpu", "NoSchedule");
+        NodePatch.Node node = new NodePatch.Node(m("a", "1"), m(NodePatch.MANAGED_ANNOTATION, "a",
+                NodePatch.MANAGED_TAINTS, "vendor.io/dedicated:NoSchedule", NodePatch.MANAGED_EXTENDED_RESOURCES, "vendor.io/w"),
+                "9", List.of(mine), m("vendor.io/w", "4"), m("vendor.io/w", "4"));
+        assertEquals(new NodePatch.Plan(List.of(), List.of()), NodePatch.plan(node, NodePatch.Desired.labels(m("a", "1"))));
+        NodePatch.Plan prune = NodePatch.plan(node, NodePatch.Desired.nothing());
+        assertEquals(List.of("replace /metadata/resourceVersion", "remove /metadata/labels/a",
+                "remove /metadata/annotations/node-labeller.io~1managed-labels",
+                "remove /metadata/annotations/node-labeller.io~1managed-taints", "remove /spec/taints"),
+                prune.node().stream().map(op -> op.op() + " " + op.path()).toList(), "prune removes every kind");
+        assertEquals(List.of("remove /status/capacity/vendor.io~1w", "remove /status/allocatable/vendor.io~1w"),
+                prune.status().stream().map(op -> op.op() + " " + op.path()).toList());
+    }
 }
