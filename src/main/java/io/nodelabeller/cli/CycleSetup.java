@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What run and once share: the config, the outputs and the cycle, set up with the right exit code for every
@@ -32,8 +33,12 @@ final class CycleSetup implements AutoCloseable {
     final Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
+    /** What a change of NodeFeatureRule objects runs: run sets it to a cycle now. */
+    final AtomicReference<Runnable> onRuleObjectsChange;
+
     private CycleSetup(Config config, DevicePluginConfigs.Choice devicePluginChoice, Metrics metrics, Outputs outputs,
-                       Cycle cycle) {
+                       Cycle cycle, AtomicReference<Runnable> onRuleObjectsChange) {
+        this.onRuleObjectsChange = onRuleObjectsChange;
         this.config = config;
         this.devicePluginChoice = devicePluginChoice;
         this.metrics = metrics;
@@ -48,7 +53,8 @@ final class CycleSetup implements AutoCloseable {
     static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
             throws CommandFailed {
         kube.check();
-        CycleSetup[] setup = {null};
+        // what a change of NodeFeatureRule objects runs: nothing until run sets it to a cycle now
+        AtomicReference<Runnable> onRuleObjectsChange = new AtomicReference<>(() -> { });
         Config config;
         Discovery discovery;
         Labelling labelling;
@@ -94,9 +100,11 @@ final class CycleSetup implements AutoCloseable {
         }
         // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once reads them; either way the
         // first cycle waits for the first read, briefly, so that it applies them
-        outputs.readRuleObjects(daemon, () -> setup[0].ruleObjectsChanged());
+        outputs.readRuleObjects(daemon, () -> onRuleObjectsChange.get().run());
         awaitRuleObjects(outputs);
-        labelling = Catalog.labelling(config, common.options(), outputs.ruleObjects());
+        if (outputs.ruleObjects() != null) { // the objects' rules run last
+            labelling = Catalog.labelling(config, common.options(), outputs.ruleObjects());
+        }
         metrics.configWarnings(config.warnings().size());
         metrics.configLoaded(false, true, Clock.systemUTC().instant());
         metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
@@ -109,8 +117,7 @@ final class CycleSetup implements AutoCloseable {
         }
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
-        setup[0] = new CycleSetup(config, choice, metrics, outputs, cycle);
-        return setup[0];
+        return new CycleSetup(config, choice, metrics, outputs, cycle, onRuleObjectsChange);
     }
 
     /** How long the first cycle of run waits for the NodeFeatureRule objects' first LIST. */
@@ -127,12 +134,6 @@ final class CycleSetup implements AutoCloseable {
         }
     }
 
-    /** What a change of NodeFeatureRule objects runs: set by run to a cycle now. */
-    volatile Runnable onRuleObjectsChange = () -> { };
-
-    private void ruleObjectsChanged() {
-        onRuleObjectsChange.run();
-    }
 
     private static int configError(CommandLine.Model.CommandSpec spec, CommonOptions common, IllegalArgumentException e) {
         spec.commandLine().getErr().println("config error: " + (common.config == null ? "" : common.config + ": ")

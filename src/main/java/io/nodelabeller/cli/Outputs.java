@@ -49,7 +49,7 @@ final class Outputs implements AutoCloseable {
 
     /**
      * The NodeFeatureRule objects, when the node is published to and {@code publish.nodeFeatureRules} is on; else
-     * null. Not read yet: {@link #readRuleObjects(boolean)}.
+     * null. Not read yet: {@link #readRuleObjects(boolean, Runnable)}.
      */
     NodeFeatureRules ruleObjects() {
         return ruleObjects;

@@ -46,7 +46,7 @@ final class RunDaemon {
             return Main.FAILURE;
         }
         live.attach(daemon);
-        p.onRuleObjectsChange = daemon::cycleNow;
+        p.onRuleObjectsChange.set(daemon::cycleNow);
         ConfigWatch watch = ConfigWatch.start(live::watched, live, WATCH_POLL);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (daemon.isClosed()) {

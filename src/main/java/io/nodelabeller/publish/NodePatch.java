@@ -307,14 +307,6 @@ public final class NodePatch {
         return out;
     }
 
-    static String labelPath(String key) {
-        return "/metadata/labels/" + escape(key);
-    }
-
-    static String annotationPath() {
-        return annotationPath(MANAGED_ANNOTATION);
-    }
-
     static String annotationPath(String annotation) {
         return "/metadata/annotations/" + escape(annotation);
     }

@@ -220,7 +220,7 @@ class NodePatchPropertyTest {
     void escapesTildeBeforeSlash() {
         assertEquals("a~0b~1c", NodePatch.escape("a~b/c"));
         assertEquals("~01", NodePatch.escape("~1"));
-        assertEquals("/metadata/annotations/node-labeller.io~1managed-labels", NodePatch.annotationPath());
+        assertEquals("/metadata/annotations/node-labeller.io~1managed-labels", NodePatch.annotationPath(NodePatch.MANAGED_ANNOTATION));
     }
 
     @Test
