@@ -45,6 +45,8 @@ class NodeFeatureRulesTest {
     /** The informer's first LIST: from the API server's watch cache (resourceVersion=0), as client-go's reflector. */
     static final String LIST = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules?resourceVersion=0";
 
+    static final String RELIST = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules";
+
     KubernetesMockServer server;
     KubernetesClient admin;
     KubernetesClient client;
@@ -213,5 +215,48 @@ class NodeFeatureRulesTest {
         assertEquals(NodeFeatureRules.State.FORBIDDEN, feed.state());
         assertFalse(feed.current().known());
         assertEquals(List.of(NodeFeatureRules.State.FORBIDDEN), states);
+    }
+
+    /** A NodeFeatureRuleList as the API server answers a LIST: the objects and the list's resourceVersion. */
+    static String list(String resourceVersion, String... objectsJson) {
+        return "{\"kind\":\"NodeFeatureRuleList\",\"apiVersion\":\"nfd.k8s-sigs.io/v1alpha1\",\"metadata\":{\"resourceVersion\":\""
+                + resourceVersion + "\"},\"items\":[" + String.join(",", objectsJson) + "]}";
+    }
+
+    static String json(String yaml) {
+        return Serialization.asJson(object(yaml));
+    }
+
+    /**
+     * 410 Gone on the watch (the resourceVersion left the API server's window, as after a long disconnection): the
+     * objects are read again with a fresh LIST, which shows a change the watch missed.
+     */
+    @Test
+    void aWatchEndedBy410IsFollowedByAFreshList() throws Exception {
+        start(false);
+        String watch = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules?allowWatchBookmarks=true&resourceVersion=%s"
+                + "&timeoutSeconds=600&watch=true";
+        // objects as the API server returns them, each with its resourceVersion (an informer compares them)
+        server.expect().get().withPath(LIST).andReturn(200, list("5", json(SAMPLE.replace("name: my-sample-rule-object",
+                "name: my-sample-rule-object\n  resourceVersion: \"4\"")))).once();
+        // after 410 the informer lists without resourceVersion=0: a consistent read, not the watch cache (as client-go)
+        server.expect().get().withPath(RELIST).andReturn(200, list("9", json(SAMPLE.replace("vendor.io/my-sample-feature",
+                "vendor.io/changed-while-away").replace("name: my-sample-rule-object",
+                "name: my-sample-rule-object\n  resourceVersion: \"8\"")))).always();
+        server.expect().get().withPath(watch.formatted("5")).andUpgradeToWebSocket().open().waitFor(300)
+                .andEmit(new io.fabric8.kubernetes.api.model.WatchEvent(new io.fabric8.kubernetes.api.model.StatusBuilder()
+                        .withCode(410).withReason("Expired").withMessage("too old resource version: 5 (8)").build(), "ERROR"))
+                .done().once();
+        // the new watch stays open while the test reads (a bookmark after 2 s)
+        server.expect().get().withPath(watch.formatted("9")).andUpgradeToWebSocket().open().waitFor(2_000)
+                .andEmit(new io.fabric8.kubernetes.api.model.WatchEvent(object(SAMPLE), "BOOKMARK")).done().always();
+        NodeFeatureRules feed = feed(Duration.ofMinutes(10));
+        feed.watch(changes::incrementAndGet);
+        assertTrue(feed.awaitKnown(Duration.ofSeconds(5)));
+        await(() -> feed.current().objects().size() == 1 && feed.current().objects().get(0).rules().get(0).labels()
+                .containsKey("vendor.io/changed-while-away"), "the fresh LIST after 410");
+        List<String> lists = drainRequests().stream().filter(r -> !r.contains("watch=true")).toList();
+        assertEquals(List.of("GET " + LIST, "GET " + RELIST), lists, "one LIST at start, one after 410");
+        await(() -> changes.get() >= 2, "the change seen through the fresh LIST runs a cycle");
     }
 }
