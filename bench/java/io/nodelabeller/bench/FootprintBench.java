@@ -46,6 +46,15 @@ class FootprintBench {
     private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
     private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
+    /**
+     * NFD's NodeFeatureRule CRD, installed as the GPU Operator installs it, with no objects: run and once read them
+     * (run: a LIST and a watch; once: a LIST).
+     */
+    private static final io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext NODE_FEATURE_RULE_CRD =
+            new io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext.Builder()
+                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
+                    .withKind("NodeFeatureRule").withScope("Cluster").build();
+
     @TempDir
     static Path tmp;
 
@@ -148,6 +157,7 @@ class FootprintBench {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
+        server.expectCustomResource(NODE_FEATURE_RULE_CRD);
         List<Double> once;
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
@@ -228,11 +238,7 @@ class FootprintBench {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        // NFD's NodeFeatureRule CRD installed (as the GPU Operator installs it), no objects: run reads them (a LIST and
-        // a watch) from version 0.1.0 on
-        server.expectCustomResource(new io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext.Builder()
-                .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
-                .withKind("NodeFeatureRule").withScope("Cluster").build());
+        server.expectCustomResource(NODE_FEATURE_RULE_CRD);
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();
