@@ -100,7 +100,7 @@ final class Outputs implements AutoCloseable {
             if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics));
                 if (config.nodeFeatureRules()) {
-                    objects = ruleObjects(client, metrics);
+                    objects = newRuleObjects(client, metrics);
                 }
             }
             if (config.nodeFeature().enabled() && kubernetes) {
@@ -163,7 +163,7 @@ final class Outputs implements AutoCloseable {
     /** How long after a 404 (no CRD) or a 403 the NodeFeatureRule objects are read again. */
     static final java.time.Duration RULE_OBJECTS_RECHECK = java.time.Duration.ofMinutes(10);
 
-    private static NodeFeatureRules ruleObjects(KubernetesClient client, Metrics metrics) {
+    private static NodeFeatureRules newRuleObjects(KubernetesClient client, Metrics metrics) {
         List<String> states = java.util.Arrays.stream(NodeFeatureRules.State.values())
                 .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
         metrics.ruleObjects("starting", states);

@@ -53,15 +53,11 @@ public final class Retention {
     }
 
     /**
-     * This state with {@code current} (key → value, e.g. the labels this agent owns on the Node right now) taken as
-     * the previous cycle's labels, so that a restart removes nothing on uncertainty either: which source produced
-     * them is unknown, so each is kept while any source fails, within {@code staleAfter}.
+     * This state with {@code current} (key → value of {@code kind}, e.g. the labels, annotations, taints or extended
+     * resources this agent owns on the Node right now) taken as the previous cycle's outputs, so that a restart removes
+     * nothing on uncertainty either: which source produced them is unknown, so each is kept while any source fails,
+     * within {@code staleAfter}.
      */
-    public Retention withPrevious(Map<String, String> current) {
-        return withPrevious(Kind.LABEL, current);
-    }
-
-    /** {@link #withPrevious(Map)} for outputs of {@code kind} (annotations, taints, extended resources it owns). */
     public Retention withPrevious(Kind kind, Map<String, String> current) {
         Map<Kind, SortedMap<String, Kept>> all = new EnumMap<>(Kind.class);
         all.putAll(previous);

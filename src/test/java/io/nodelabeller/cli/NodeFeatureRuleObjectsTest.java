@@ -1,5 +1,6 @@
 package io.nodelabeller.cli;
 
+import io.nodelabeller.testing.ServerRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -15,7 +16,6 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.testing.Hosts;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
@@ -314,17 +314,9 @@ class NodeFeatureRuleObjectsTest {
         return fail("node now " + node() + "\n" + Files.readString(log));
     }
 
-    private List<String> drainRequests() throws InterruptedException {
-        List<String> out = new ArrayList<>();
-        RecordedRequest r;
-        while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
-            String path = r.getPath();
-            // the test's own reads of the node
-            if (!(r.getMethod().equals("GET") && path.equals("/api/v1/nodes/" + NODE))) {
-                out.add(r.getMethod() + " " + path);
-            }
-        }
-        return out;
+    /** The server's requests since the last call, less the test's own reads of the node. */
+    private List<String> drainRequests() {
+        return ServerRequests.drain(server, 100).stream().filter(r -> !r.equals("GET /api/v1/nodes/" + NODE)).toList();
     }
 
     private void awaitMetric(String line) throws Exception {

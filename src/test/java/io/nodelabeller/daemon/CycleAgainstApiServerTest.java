@@ -1,5 +1,6 @@
 package io.nodelabeller.daemon;
 
+import io.nodelabeller.testing.ServerRequests;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,7 +8,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.config.Config;
 import io.nodelabeller.config.Options;
 import io.nodelabeller.label.LabelValidity;
@@ -29,11 +29,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -110,16 +108,7 @@ class CycleAgainstApiServerTest {
 
     /** Requests the server received since the last call, as "METHOD path". */
     private List<String> requests() {
-        List<String> out = new ArrayList<>();
-        try {
-            RecordedRequest r;
-            while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
-                out.add(r.getMethod() + " " + r.getPath());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return out;
+        return ServerRequests.drain(server, 100);
     }
 
     private List<String> patches() {

@@ -125,7 +125,7 @@ class RetentionTest {
     @Test
     void labelsFoundAtStartAreKeptWhileAnySourceFails() {
         Map<String, String> onNode = Map.of(PCI.key(), "true", "x/gone", "1");
-        Retention r = Retention.initial(1).withPrevious(onNode);
+        Retention r = Retention.initial(1).withPrevious(LabelSet.Kind.LABEL, onNode);
         Retention.Step s = r.next(statuses("pci"), set(KERNEL));
         assertEquals(Map.of(PCI.key(), "true", "x/gone", "1", KERNEL.key(), "6"), s.labels().asMap(),
                 "a restart with a failing source removes nothing");

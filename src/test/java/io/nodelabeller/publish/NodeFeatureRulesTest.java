@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.testing.ServerRequests;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
@@ -8,7 +9,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.label.rules.RuleObjects;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
@@ -18,11 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -106,16 +104,7 @@ class NodeFeatureRulesTest {
     }
 
     List<String> drainRequests() {
-        List<String> out = new ArrayList<>();
-        try {
-            RecordedRequest r;
-            while ((r = server.takeRequest(100, TimeUnit.MILLISECONDS)) != null) {
-                out.add(r.getMethod() + " " + r.getPath());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return out;
+        return ServerRequests.drain(server, 100);
     }
 
     static void await(Supplier<Boolean> condition, String what) throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.nodelabeller.publish;
 
+import io.nodelabeller.testing.ServerRequests;
 import io.nodelabeller.testing.TestKubeconfig;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -8,7 +9,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,16 +93,7 @@ class NodePublisherMockServerTest {
 
     /** The requests the server received since the last call, as "METHOD path". */
     List<String> drainRequests() {
-        List<String> out = new ArrayList<>();
-        try {
-            RecordedRequest r;
-            while ((r = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
-                out.add(r.getMethod() + " " + r.getPath());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return out;
+        return ServerRequests.drain(server, 50);
     }
 
     /** Waits (bounded) until the publisher's watch has delivered a node matching {@code p}. */

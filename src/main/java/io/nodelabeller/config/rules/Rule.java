@@ -9,9 +9,9 @@ import java.util.Map;
 
 /**
  * One custom rule in NFD's language. A rule with neither {@code matchFeatures} nor {@code matchAny} always matches.
- * {@code annotations}, {@code taints} and {@code extendedResources} are NodeFeatureRule outputs: accepted and checked,
- * as NFD's worker accepts them in its custom rules, so that one rule file serves both; not applied (node-labeller
- * writes labels).
+ * {@code annotations}, {@code taints} and {@code extendedResources} are outputs NFD has only in NodeFeatureRule
+ * objects; node-labeller applies them from config files too (where {@code publish:} switches them on), so that one
+ * rule can move between a file and an object.
  *
  * @param name           the rule's name (shown by explain and in warnings), or its place in the config when unnamed
  * @param labels         static labels; a value {@code @<domain>.<feature>.<element>} is read from an attribute
@@ -20,9 +20,9 @@ import java.util.Map;
  * @param varsTemplate   template for vars, or null
  * @param matchFeatures  terms that must all match
  * @param matchAny       alternatives, each a list of terms; at least one must match
- * @param annotations    NodeFeatureRule output: node annotations
- * @param taints         NodeFeatureRule output: node taints
- * @param extendedResources NodeFeatureRule output: extended resources
+ * @param annotations    node annotations
+ * @param taints         node taints
+ * @param extendedResources extended resources (node capacity); a value may be {@code @<domain>.<feature>.<element>}
  */
 public record Rule(String name, Map<String, String> labels, GoTemplate labelsTemplate, Map<String, String> vars,
                    GoTemplate varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny,
@@ -42,15 +42,10 @@ public record Rule(String name, Map<String, String> labels, GoTemplate labelsTem
         extendedResources = Collections.unmodifiableMap(new LinkedHashMap<>(extendedResources));
     }
 
-    /** A rule with labels and vars only (no NodeFeatureRule outputs). */
+    /** A rule with labels and vars only (no annotations, taints or extended resources). */
     public Rule(String name, Map<String, String> labels, GoTemplate labelsTemplate, Map<String, String> vars,
                 GoTemplate varsTemplate, List<FeatureTerm> matchFeatures, List<List<FeatureTerm>> matchAny) {
         this(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny, Map.of(), List.of(), Map.of());
-    }
-
-    /** Whether the rule has outputs only NodeFeatureRule objects apply. */
-    public boolean hasNodeFeatureRuleOutputs() {
-        return !annotations.isEmpty() || !taints.isEmpty() || !extendedResources.isEmpty();
     }
 
     public boolean hasTemplates() {

@@ -20,7 +20,7 @@ public final class RuleReader {
 
     private static final String[] RULE_KEYS = {"name", "labels", "labelsTemplate", "vars", "varsTemplate",
             "matchFeatures", "matchAny"};
-    /** NodeFeatureRule outputs, accepted in custom rules as NFD's worker accepts them. */
+    /** The outputs NFD has only in NodeFeatureRule objects; node-labeller applies them in custom rules too. */
     private static final List<String> NFR_ONLY = List.of("annotations", "taints", "extendedResources");
     /** Kubernetes' taint effects (core/v1 TaintEffect). */
     private static final List<String> TAINT_EFFECTS = List.of("NoSchedule", "PreferNoSchedule", "NoExecute");

@@ -248,7 +248,6 @@ class RuleReaderTest {
         assertEquals(List.of(new Rule.Taint("example.com/gpu", "true", "NoSchedule"), new Rule.Taint("dedicated", "", "NoExecute")),
                 r.taints());
         assertEquals(Map.of("example.com/widgets", "@kernel.version.major"), r.extendedResources());
-        assertTrue(r.hasNodeFeatureRuleOutputs());
 
         List<String> p = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("c.yaml",
                 "sources:\n  custom:\n    - {name: x, taints: {key: k}, annotations: {a: [1]}}\n")).problems();
