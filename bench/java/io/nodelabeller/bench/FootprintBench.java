@@ -281,6 +281,7 @@ class FootprintBench {
                     names.merge(Files.readString(t.resolve("comm")).trim().replaceAll("\\d+", "#"), 1, Integer::sum);
                 }
             }
+            String mappings = smapsByMapping(Path.of("/proc", Long.toString(p.pid()), "smaps"));
             String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
@@ -301,9 +302,31 @@ class FootprintBench {
                     rss.get(0), lastTen, hwm, hwm / 1024.0, threads.stream().distinct().sorted().toList()));
             report("  RssAnon (what the container really holds) last 10 s " + anon.subList(Math.max(0, n - 10), n) + " KiB");
             report("  threads at the end: " + names);
+            report(mappings);
         } finally {
             server.destroy();
         }
+    }
+
+    /**
+     * Where the resident memory is, from /proc/PID/smaps at the end of the run: Rss and Private_Dirty summed per
+     * mapped file (anonymous mappings together, the heap and stacks among them), largest first.
+     */
+    private static String smapsByMapping(Path smaps) throws Exception {
+        Map<String, long[]> byName = new HashMap<>();
+        String name = null;
+        for (String line : Files.readAllLines(smaps)) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length > 0 && f[0].matches("[0-9a-f]+-[0-9a-f]+")) {
+                name = f.length >= 6 ? Path.of(f[5]).getFileName() + "" : "[anon]";
+            } else if (name != null && (f[0].equals("Rss:") || f[0].equals("Private_Dirty:"))) {
+                byName.computeIfAbsent(name, k -> new long[2])[f[0].equals("Rss:") ? 0 : 1] += Long.parseLong(f[1]);
+            }
+        }
+        StringBuilder out = new StringBuilder("  smaps at the end (Rss / Private_Dirty KiB):");
+        byName.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).limit(12)
+                .forEach(e -> out.append(String.format(" %s %d/%d;", e.getKey(), e.getValue()[0], e.getValue()[1])));
+        return out.toString();
     }
 
     private static Map<String, String> procStatus(Path status) throws Exception {

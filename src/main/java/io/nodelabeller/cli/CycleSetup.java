@@ -69,12 +69,15 @@ final class CycleSetup implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new CommandFailed(configError(spec, common, e));
         }
+        // the host is read while the Kubernetes client starts and the node is read: the first labels come sooner
+        discovery.startEarly();
         Metrics metrics = new Metrics();
         metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
         Outputs outputs;
         try {
             outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics, daemon);
         } catch (Outputs.Unavailable e) {
+            discovery.stop();
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
@@ -86,6 +89,7 @@ final class CycleSetup implements AutoCloseable {
             choice.warnings().forEach(w -> LoggerFactory.getLogger(CycleSetup.class).warn("{}", w));
         }
         if (choice != null && !choice.name().equals(unlabelled.name())) { // else loaded above already
+            discovery.stop(); // the early discovery ran the unlabelled config's sources
             try {
                 config = common.loadConfig(choice);
                 discovery = Inspection.discovery(config, common.options());

@@ -35,7 +35,36 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(execute(args));
+        int code = execute(args);
+        endHttpClientSelectors();
+        System.exit(code);
+    }
+
+    /**
+     * Ends the selector threads of the JDK's HTTP client (fabric8's transport), whose clients are all closed when
+     * {@link #execute} returns. Such a thread waits in native code until its client is garbage collected (JDK 17's
+     * client cannot be shut down; {@code close()} came with JDK 21), and the VM's exit waits up to 300 ms for
+     * threads in native code to come back: {@code once} sat 0.3 s after its work was done. The selector loop
+     * stops when its thread is interrupted.
+     */
+    static void endHttpClientSelectors() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] threads = new Thread[root.activeCount() + 16];
+        int n = root.enumerate(threads, true);
+        for (int i = 0; i < n; i++) {
+            String name = threads[i].getName();
+            if (name.startsWith("HttpClient-") && name.endsWith("-SelectorManager")) {
+                threads[i].interrupt();
+                try {
+                    threads[i].join(200);
+                } catch (InterruptedException e) {
+                    return; // exiting anyway
+                }
+            }
+        }
     }
 
     /** Runs the command line in this process's environment and returns the exit code. */

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs sources one after another; a source that fails costs only its own features. Sources run on a long-lived
@@ -52,6 +53,8 @@ public final class Discovery {
     private volatile Thread workerThread;
     /** Threads of runs that overran their deadline, by source, until they come back. */
     private final Map<String, Thread> stuck = new HashMap<>();
+    /** A discovery started ahead of its cycle by {@link #startEarly()}; the next {@link #discover()} takes it. */
+    private final AtomicReference<FutureTask<Snapshot>> early = new AtomicReference<>();
 
     /** Discovery by {@code sources} (name to source, in the order they run). */
     public Discovery(HostFs host, Map<String, ? extends Source> sources) {
@@ -71,14 +74,52 @@ public final class Discovery {
     public synchronized void reconfigure(Map<String, ? extends Source> newSources, Duration newTimeout) {
         this.sources = Collections.unmodifiableMap(new LinkedHashMap<>(newSources));
         this.timeout = newTimeout;
+        early.set(null); // it ran the old sources
     }
 
     /**
-     * Runs every source once. A source that throws costs only its own features; one that throws
-     * {@link SourceFailure} still contributes the features that say why. Warnings and failures are logged when
-     * they first appear (and a recovery once), so that a daemon cycling every minute does not repeat itself.
+     * Starts the next discovery now, on a thread of its own, and returns: the host is read while the caller does
+     * its own start-up work (building the Kubernetes client, reading the node), and the next {@link #discover()}
+     * returns this discovery's result instead of running one. Bounded like any discovery (each source under its
+     * deadline); {@link #stop()} abandons it, {@link #reconfigure} discards it.
      */
-    public synchronized Snapshot discover() {
+    public void startEarly() {
+        FutureTask<Snapshot> task = new FutureTask<>(this::discoverNow);
+        early.set(task);
+        Thread t = new Thread(task, "discovery-early");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * Runs every source once, or returns the discovery {@link #startEarly()} started (waiting for it to end). A
+     * source that throws costs only its own features; one that throws {@link SourceFailure} still contributes the
+     * features that say why. Warnings and failures are logged when they first appear (and a recovery once), so
+     * that a daemon cycling every minute does not repeat itself.
+     */
+    public Snapshot discover() {
+        FutureTask<Snapshot> started = early.getAndSet(null);
+        if (started == null) {
+            return discoverNow();
+        }
+        try {
+            return started.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+            throw new Stopped();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private synchronized Snapshot discoverNow() {
         Features all = Features.empty();
         Map<String, SourceStatus> statuses = new LinkedHashMap<>();
         for (Map.Entry<String, Source> named : sources.entrySet()) {

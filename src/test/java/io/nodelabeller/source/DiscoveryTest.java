@@ -168,4 +168,60 @@ class DiscoveryTest {
         assertEquals(java.util.Set.of("late"), third.features().flags("stuck.f"));
         assertEquals(2, starts.get());
     }
+
+    /** A source that counts its runs and records the thread it ran for (the caller of runBounded). */
+    private static final class Counting implements Source {
+        final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.CountDownLatch gate;
+
+        Counting(java.util.concurrent.CountDownLatch gate) {
+            this.gate = gate;
+        }
+
+        @Override
+        public Features discover(HostFs host, Warnings warnings) throws Exception {
+            gate.await();
+            return Features.builder("c").attribute("run", "n", Integer.toString(runs.incrementAndGet())).build();
+        }
+    }
+
+    @Test
+    void anEarlyDiscoveryIsWhatTheNextDiscoverReturnsAndRunsTheSourcesOnce() {
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        Counting counting = new Counting(gate);
+        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("c", counting, "other", other));
+
+        d.startEarly();
+        gate.countDown(); // the early discovery may now read the host
+        Snapshot first = d.discover();
+        assertEquals("1", first.features().attribute("c.run", "n"));
+        assertEquals(java.util.Set.of("x"), first.features().flags("other.f"));
+        assertEquals(1, counting.runs.get(), "the early discovery was taken, not repeated");
+
+        assertEquals("2", d.discover().features().attribute("c.run", "n"), "later discoveries run the sources again");
+    }
+
+    @Test
+    void aReconfiguredDiscoveryDropsTheEarlyOneThatRanTheOldSources() {
+        Counting counting = new Counting(new java.util.concurrent.CountDownLatch(0));
+        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), Map.of("c", counting));
+
+        d.startEarly();
+        d.reconfigure(Map.of("other", other), Discovery.DEFAULT_TIMEOUT);
+        Snapshot snapshot = d.discover();
+        assertEquals(java.util.Set.of("x"), snapshot.features().flags("other.f"));
+        assertNull(snapshot.features().attribute("c.run", "n"), "nothing of the old sources");
+    }
+
+    @Test
+    void stoppingAbandonsAnEarlyDiscovery() {
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        Counting counting = new Counting(gate);
+        Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("c", counting, "other", other));
+
+        d.startEarly();
+        d.stop();
+        gate.countDown();
+        org.junit.jupiter.api.Assertions.assertThrows(Discovery.Stopped.class, d::discover);
+    }
 }
