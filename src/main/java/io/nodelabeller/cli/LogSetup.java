@@ -2,16 +2,16 @@ package io.nodelabeller.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import org.slf4j.Logger;
 
 /**
  * node-labeller's logging, set up in code: one line per event on stderr (stdout carries only what {@code print} and
- * {@code explain} print), {@code <time> <LEVEL> <class>: <message>}; the root level from
+ * {@code explain} print), {@code <time> <LEVEL> <class>: <message>} ({@link LogLine}); the root level from
  * {@code NODE_LABELLER_LOG_LEVEL} (default INFO); the libraries' chatter (Quartz, fabric8, JNA) at WARN.
  *
  * <p>Logback finds this class through {@code META-INF/services/ch.qos.logback.classic.spi.Configurator} (its
@@ -20,13 +20,14 @@ import org.slf4j.Logger;
  */
 public final class LogSetup extends ContextAwareBase implements Configurator {
 
-    static final String PATTERN = "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level %logger{0}: %msg%n";
-
     @Override
     public ExecutionStatus configure(LoggerContext context) {
-        PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+        LogLine layout = new LogLine();
+        layout.setContext(context);
+        layout.start();
+        LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
         encoder.setContext(context);
-        encoder.setPattern(PATTERN);
+        encoder.setLayout(layout);
         encoder.start();
         ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
         stderr.setContext(context);

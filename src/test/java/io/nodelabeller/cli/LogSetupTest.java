@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import org.junit.jupiter.api.Test;
 
 import java.util.ServiceLoader;
@@ -30,6 +31,8 @@ class LogSetupTest {
         ConsoleAppender<?> stderr = assertInstanceOf(ConsoleAppender.class, root.getAppender("STDERR"));
         assertEquals("System.err", stderr.getTarget());
         assertTrue(stderr.isStarted());
+        LayoutWrappingEncoder<?> encoder = assertInstanceOf(LayoutWrappingEncoder.class, stderr.getEncoder());
+        assertInstanceOf(LogLine.class, encoder.getLayout(), "our own layout, not PatternLayout and its converter table");
         assertEquals(Level.WARN, context.getLogger("io.fabric8.kubernetes.client").getEffectiveLevel());
         assertEquals(Level.WARN, context.getLogger("org.quartz.core").getEffectiveLevel());
         assertEquals(LogSetup.rootLevel(System.getenv(Environment.LOG_LEVEL)), root.getLevel());
