@@ -50,6 +50,13 @@ out=$(cd "$out" && pwd)
   --strip-debug --no-header-files --no-man-pages --compress=2 \
   --output "$out/runtime"
 
+# No CA bundle: the agent talks to one server, the Kubernetes API, and trusts the CA its kubeconfig or service
+# account names (fabric8 adds that CA to the JDK's bundle, so with the bundle any public CA could vouch for the API
+# server; client-go trusts the named CA alone, as the agent now does). The ~140 certificates also cost the daemon
+# about 1 MiB of heap (docs/performance.md). A server signed by a public CA with no CA configured needs a trust
+# store mounted and -Djavax.net.ssl.trustStore (docs/security.md, "The image").
+rm "$out/runtime/lib/security/cacerts"
+
 cp "$jar" "$out/lib/node-labeller.jar"
 cp "$here/jvm.options" "$out/jvm.options"
 java="$out/runtime/bin/java"

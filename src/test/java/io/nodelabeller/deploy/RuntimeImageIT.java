@@ -153,11 +153,33 @@ class RuntimeImageIT {
     void daemonPathsWorkOnTheRuntime() throws Exception {
         // Same runtime and flags, with the test classes added so RuntimeSmoke can run inside it.
         String cp = OUT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
+        Path caCrt = clusterCa();
         Run r = run(List.of(OUT.resolve("runtime/bin/java").toString(), "@" + OUT.resolve("jvm.options").toAbsolutePath(),
-                "-Djna.tmpdir=" + tmp, "-cp", cp, RuntimeSmoke.class.getName()), Map.of(), 60);
+                "-Djna.tmpdir=" + tmp, "-cp", cp, RuntimeSmoke.class.getName(), caCrt.toString()), Map.of(), 60);
         assertEquals(0, r.code(), r.out());
         assertTrue(r.stdout().contains("ec EC") && r.stdout().contains("TLSv1.3") && r.stdout().contains("jna 8 pid true"),
                 r.out());
+        // no public CA bundle in the runtime: the API server is trusted through the CA it is given, alone
+        assertTrue(r.stdout().contains("jdk default CAs 0\n") && r.stdout().contains("fabric8 CAs with ca.crt 1\n"),
+                r.out());
+        assertTrue(Files.notExists(OUT.resolve("runtime/lib/security/cacerts")));
+    }
+
+    /** A self-signed CA certificate in PEM, as a cluster's ca.crt, made by the build JDK's keytool. */
+    private static Path clusterCa() throws Exception {
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        Path store = tmp.resolve("ca.p12");
+        Path pem = tmp.resolve("ca.crt");
+        Files.deleteIfExists(store);
+        Files.deleteIfExists(pem);
+        Run gen = run(List.of(keytool.toString(), "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-dname",
+                "CN=kubernetes", "-ext", "bc:c", "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(),
+                "-storepass", "changeit"), Map.of(), 60);
+        assertEquals(0, gen.code(), gen.out());
+        Run export = run(List.of(keytool.toString(), "-exportcert", "-rfc", "-alias", "ca", "-keystore",
+                store.toString(), "-storepass", "changeit", "-file", pem.toString()), Map.of(), 60);
+        assertEquals(0, export.code(), export.out());
+        return pem;
     }
 
     @Test

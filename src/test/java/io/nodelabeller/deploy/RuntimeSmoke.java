@@ -25,6 +25,11 @@ public final class RuntimeSmoke {
         SSLContext tls = SSLContext.getInstance("TLSv1.3");
         tls.init(null, null, null);
         System.out.println("tls " + String.join(",", tls.getSupportedSSLParameters().getProtocols()));
+        // Trust: the runtime has no CA bundle, so what fabric8 trusts is the cluster CA it is given (args[0], a PEM
+        // as a service account's ca.crt) and nothing else; without one, nothing (fabric8's SSLUtils.trustManagers,
+        // the path its HTTP client factory takes).
+        System.out.println("jdk default CAs " + acceptedIssuers(null));
+        System.out.println("fabric8 CAs with ca.crt " + acceptedIssuers(args.length > 0 ? args[0] : null));
         // fabric8's HTTP transport (java.net.http) and its client classes.
         System.out.println("http " + HttpClient.newHttpClient().version());
         Class.forName("io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory").getDeclaredConstructor().newInstance();
@@ -37,5 +42,15 @@ public final class RuntimeSmoke {
         System.out.println("jna " + com.sun.jna.Native.POINTER_SIZE + " pid " + (pid == ProcessHandle.current().pid()));
         // Metrics' JVM view (java.management).
         System.out.println("uptime " + (java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() >= 0));
+    }
+
+    private static int acceptedIssuers(String caFile) throws Exception {
+        io.fabric8.kubernetes.client.Config config = new io.fabric8.kubernetes.client.ConfigBuilder(
+                io.fabric8.kubernetes.client.Config.empty()).withCaCertFile(caFile).build();
+        int n = 0;
+        for (javax.net.ssl.TrustManager tm : io.fabric8.kubernetes.client.internal.SSLUtils.trustManagers(config)) {
+            n += ((javax.net.ssl.X509TrustManager) tm).getAcceptedIssuers().length;
+        }
+        return n;
     }
 }
