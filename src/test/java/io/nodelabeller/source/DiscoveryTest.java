@@ -169,13 +169,13 @@ class DiscoveryTest {
         assertEquals(2, starts.get());
     }
 
-    /** A source that counts its runs and records the thread it ran for (the caller of runBounded). */
+    /** A source that counts its runs, each after its gate opens (a gate of 0 is open). */
     private static final class Counting implements Source {
         final java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.CountDownLatch gate;
 
-        Counting(java.util.concurrent.CountDownLatch gate) {
-            this.gate = gate;
+        Counting(int gate) {
+            this.gate = new java.util.concurrent.CountDownLatch(gate);
         }
 
         @Override
@@ -187,12 +187,10 @@ class DiscoveryTest {
 
     @Test
     void anEarlyDiscoveryIsWhatTheNextDiscoverReturnsAndRunsTheSourcesOnce() {
-        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        Counting counting = new Counting(gate);
+        Counting counting = new Counting(1);
         Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("c", counting, "other", other));
-
         d.startEarly();
-        gate.countDown(); // the early discovery may now read the host
+        counting.gate.countDown(); // the early discovery may now read the host
         Snapshot first = d.discover();
         assertEquals("1", first.features().attribute("c.run", "n"));
         assertEquals(java.util.Set.of("x"), first.features().flags("other.f"));
@@ -203,7 +201,7 @@ class DiscoveryTest {
 
     @Test
     void aReconfiguredDiscoveryDropsTheEarlyOneThatRanTheOldSources() {
-        Counting counting = new Counting(new java.util.concurrent.CountDownLatch(0));
+        Counting counting = new Counting(0);
         Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), Map.of("c", counting));
 
         d.startEarly();
@@ -215,13 +213,11 @@ class DiscoveryTest {
 
     @Test
     void stoppingAbandonsAnEarlyDiscovery() {
-        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
-        Counting counting = new Counting(gate);
+        Counting counting = new Counting(1);
         Discovery d = new Discovery(new HostFs(Path.of("/nonexistent")), inOrder("c", counting, "other", other));
-
         d.startEarly();
         d.stop();
-        gate.countDown();
+        counting.gate.countDown(); // the abandoned discovery may finish: discover must not take it
         org.junit.jupiter.api.Assertions.assertThrows(Discovery.Stopped.class, d::discover);
     }
 }
