@@ -55,7 +55,7 @@ out=$(cd "$out" && pwd)
 # server; client-go trusts the named CA alone, as the agent now does). The ~140 certificates also cost the daemon
 # about 1 MiB of heap (docs/performance.md). A server signed by a public CA with no CA configured needs a trust
 # store mounted and -Djavax.net.ssl.trustStore (docs/security.md, "The image").
-rm "$out/runtime/lib/security/cacerts"
+rm -f "$out/runtime/lib/security/cacerts"
 
 cp "$jar" "$out/lib/node-labeller.jar"
 cp "$here/jvm.options" "$out/jvm.options"
