@@ -11,7 +11,7 @@ ARG BASE_IMAGE=debian:bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates \
+ && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY .mvn .mvn
@@ -25,7 +25,8 @@ RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -Dmaven.test.skip
     -Dbuild.revision=${REVISION}
 COPY bin bin
 # jdeps -> jlink -> training runs of `print` and of the daemon (against bin/CdsTraining.java's loopback API
-# server) -> AppCDS archive, all under /opt/node-labeller (see the script).
+# server; the daemon on the tests' gpu-server host tree with their fake libnvidia-ml, which gcc builds here, so that
+# the archive holds the NVML path) -> AppCDS archive, all under /opt/node-labeller (see the script).
 RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
 
 FROM ${BASE_IMAGE}

@@ -82,10 +82,45 @@ fi
 
 # Class-data sharing: record the classes that `print` and the daemon (`run`, against a loopback API server made
 # for the training: bin/CdsTraining.java) load, then dump them (with the JDK classes they need) into a static
-# archive. Same flags as production, so the archive maps at run time. The training reads the build machine's own
-# host; its output is thrown away.
-"$JAVA_HOME/bin/java" "$here/CdsTraining.java" "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" \
-  "$out/lib/classes.lst"
+# archive. Same flags as production, so the archive maps at run time. `print` reads the build machine's own host;
+# the daemon reads the gpu-server host tree of the tests with the tests' fake libnvidia-ml (one A100), so that the
+# NVML path, what GPU nodes run, is in the archive too. The fake is C, built here with gcc; without gcc (or without
+# the sources next to this script) the daemon trains on this host without NVML. The training's output is thrown
+# away.
+training=$(mktemp -d)
+trap 'rm -rf "$training"' EXIT
+src="$here/../src/test"
+set -- # the training's GPU host: none, or the host tree and the fake library
+if [ -f "$src/c/fake_nvml.c" ] && [ -d "$src/resources/hosts/gpu-server" ] && command -v gcc >/dev/null 2>&1; then
+  gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$training/libnvidia-ml.so.1" \
+    "$src/c/fake_nvml.c" -ldl
+  # the fake's answers (format: src/test/c/fake_nvml.c): NVIDIA A100-SXM4-80GB, MIG capable and disabled
+  cat > "$training/fake-nvml.conf" <<'CONF'
+driver 580.159.04
+cuda 13000
+gpu
+name NVIDIA A100-SXM4-80GB
+uuid GPU-00000000-0000-4000-8000-000000000000
+memory 85899345920
+cc 8 0
+pci 00000000:07:00.0 20b210de 146310de
+migmode 0 0
+maxmig 7
+profile 0 19 1 7 14 1 0 0 0 0 9728
+profile 7 20 1 1 14 1 1 0 1 1 9728
+profile 9 15 1 4 14 1 1 0 0 0 19968
+profile 1 14 2 3 28 2 1 0 0 0 19968
+profile 2 9 3 2 42 3 2 0 0 0 40192
+profile 3 5 4 1 56 4 2 0 0 0 40192
+profile 4 0 7 1 98 7 5 0 1 1 80896
+CONF
+  set -- "$(cd "$src/resources/hosts/gpu-server" && pwd)" "$training/libnvidia-ml.so.1"
+else
+  echo "no gcc or no src/test next to $here: the training runs without NVML (GPU nodes load its classes from the jar)"
+fi
+# The training server uses the JDK's own HPACK codec (HTTP/2 header compression), not exported by java.net.http.
+"$JAVA_HOME/bin/java" --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED "$here/CdsTraining.java" \
+  "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" "$out/lib/classes.lst" "$@"
 "$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
   -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log"
 rm "$out/lib/classes.lst" "$out/lib/cds-dump.log"

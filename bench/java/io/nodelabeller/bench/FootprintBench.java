@@ -273,10 +273,25 @@ class FootprintBench {
         report("gpu-server " + out.lines().filter(l -> l.startsWith("cycle")).findFirst().orElse(out));
     }
 
+    /** {@code run} against the mock API server over plain HTTP: the figure the footprint targets were set on. */
     @Test
     void runSteadyStateAgainstALoopbackApiServer() throws Exception {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+        steadyState(false);
+    }
+
+    /**
+     * The same over TLS, as in a pod: the mock server's self-signed certificate is the CA the agent trusts (what a
+     * service account's ca.crt is in a cluster), and the client chooses HTTP/2 by ALPN as it does with kube-apiserver.
+     */
+    @Test
+    void runSteadyStateOverTlsAsInAPod() throws Exception {
+        steadyState(true);
+    }
+
+    private void steadyState(boolean tls) throws Exception {
+        MockWebServer web = new MockWebServer();
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), web, new HashMap<>(),
+                new KubernetesCrudDispatcher(), tls);
         server.init(InetAddress.getLoopbackAddress(), 0);
         server.expectCustomResource(NODE_FEATURE_RULE_CRD);
         try (KubernetesClient client = server.createClient()) {
@@ -293,6 +308,9 @@ class FootprintBench {
                     .redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().remove("JAVA_TOOL_OPTIONS");
             pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
+            if (tls) {
+                pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());
+            }
             warmPageCache();
             Process p = pb.start();
             Path status = Path.of("/proc", Long.toString(p.pid()), "status");
@@ -337,9 +355,9 @@ class FootprintBench {
                     .containsKey("nvidia.com/gpu.product"), "the node was labelled");
             int n = rss.size();
             List<Long> lastTen = rss.subList(Math.max(0, n - 10), n);
-            report(String.format("run gpu-server, sleepInterval 1s, %d s, %.0f cycles (mean cycle incl. publish %.1f ms,"
+            report(String.format("run gpu-server, %s, sleepInterval 1s, %d s, %.0f cycles (mean cycle incl. publish %.1f ms,"
                             + " %.0f patches): VmRSS first %d KiB, last 10 s %s KiB, VmHWM %d KiB (%.1f MiB), threads %s",
-                    DAEMON_SECONDS, cycles, seconds * 1000 / cycles, metric(metrics, "node_labeller_patches_sent_total"),
+                    tls ? "TLS as in a pod" : "plain HTTP", DAEMON_SECONDS, cycles, seconds * 1000 / cycles, metric(metrics, "node_labeller_patches_sent_total"),
                     rss.get(0), lastTen, hwm, hwm / 1024.0, threads.stream().distinct().sorted().toList()));
             report("  RssAnon (what the container really holds) last 10 s " + anon.subList(Math.max(0, n - 10), n) + " KiB");
             report("  threads at the end: " + names);

@@ -139,6 +139,87 @@ class RuntimeImageIT {
         }
     }
 
+    /**
+     * The archive holds what the daemon loads in a pod: {@code run} over TLS with the server's certificate as its
+     * CA (a service account's ca.crt), the client choosing HTTP/2 by ALPN and watching over WebSocket as it does with
+     * kube-apiserver, on the gpu-server tree with the fake NVML. The classes of each of those paths are mapped from
+     * the archive, none of ours, fabric8's or JNA's parsed from the jar; fabric8's HTTP-watch fallback, which the
+     * agent never takes, did not run in the training.
+     */
+    @Test
+    void theArchiveHoldsWhatRunLoadsInAPod() throws Exception {
+        Path nvml = io.nodelabeller.testing.FakeNvml.nvml().gpus(1, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("nvml-pod"));
+        MockWebServer web = new MockWebServer();
+        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), web,
+                new HashMap<>(), new KubernetesCrudDispatcher(), true);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        Path loaded = tmp.resolve("class-load.log");
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("pod-node").endMetadata().build()).create();
+            Path config = tmp.resolve("pod.yaml");
+            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
+            Path log = tmp.resolve("pod.log");
+            ProcessBuilder pb = new ProcessBuilder(runtimeJava("run", "--config", config.toString(), "--node-name",
+                    "pod-node", "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", nvml.toString()))
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp
+                    + " -Xlog:class+load=info:file=" + loaded);
+            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
+            pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());
+            Process p = pb.start();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < end && p.isAlive() && !"true".equals(client.nodes().withName("pod-node").get()
+                        .getMetadata().getLabels().get("nvidia.com/gpu.present"))) {
+                    Thread.sleep(200);
+                }
+                assertEquals("true", client.nodes().withName("pod-node").get().getMetadata().getLabels()
+                        .get("nvidia.com/gpu.present"), Files.readString(log));
+                Thread.sleep(2000); // a cycle at rest: the node read from its watch, nothing to patch
+                p.destroy(); // SIGTERM
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM:\n" + Files.readString(log));
+                assertEquals(0, p.exitValue(), Files.readString(log));
+            } finally {
+                p.destroyForcibly();
+            }
+        } finally {
+            server.destroy();
+        }
+        Map<String, String> source = new HashMap<>();
+        for (String line : Files.readAllLines(loaded)) {
+            // [0.123s][info][class,load] java.lang.Object source: shared objects file
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\] (\\S+) source: (.*)$").matcher(line);
+            if (m.find()) {
+                source.put(m.group(1), m.group(2));
+            }
+        }
+        for (String c : List.of(
+                "sun.security.ssl.SSLEngineImpl",                                // TLS
+                "jdk.internal.net.http.Http2Connection",                         // HTTP/2, chosen by ALPN
+                "jdk.internal.net.http.websocket.WebSocketImpl",                 // the watch's WebSocket
+                "io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager",
+                "io.nodelabeller.publish.NodePatch",                             // the JSON Patch of the node
+                "io.nodelabeller.nvml.NvmlStructs$PciInfo",                      // NVML through JNA
+                "com.sun.jna.Structure")) {
+            assertEquals("shared objects file", source.get(c), c + " (loaded from the archive?)");
+        }
+        List<String> fromJar = source.entrySet().stream().filter(e -> e.getValue().contains("node-labeller.jar"))
+                .map(Map.Entry::getKey).sorted().toList();
+        assertTrue(fromJar.stream().noneMatch(c -> c.startsWith("io.nodelabeller.") || c.startsWith("io.fabric8.")
+                || c.startsWith("com.sun.jna.")), "parsed from the jar, not mapped from the archive: " + fromJar);
+        Run archive = run(List.of(OUT.resolve("runtime/bin/java").toString(), "@" + OUT.resolve("jvm.options").toAbsolutePath(),
+                "-XX:SharedArchiveFile=" + OUT.resolve("lib/node-labeller.jsa"), "-XX:+PrintSharedArchiveAndExit",
+                "-XX:+PrintSharedDictionary", "-cp", OUT.resolve("lib/node-labeller.jar").toString()), Map.of(), 60);
+        assertTrue(archive.stdout().contains(" io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager "),
+                archive.out());
+        // the training's watches upgraded to WebSocket: no failed handshake, no code of the HTTP watch ran (the
+        // class itself is loaded either way, when fabric8's watch method is verified)
+        assertTrue(!archive.stdout().contains("io.fabric8.kubernetes.client.http.WebSocketHandshakeException")
+                && !archive.stdout().contains("io.fabric8.kubernetes.client.dsl.internal.WatchHTTPManager$$Lambda"),
+                "fabric8's HTTP-watch fallback was trained into the archive");
+    }
+
     @Test
     void checkConfigAcceptsTheShippedConfigMap() throws Exception {
         // The YAML path (Jackson, SnakeYAML) on the runtime, with the config the manifests ship.
