@@ -2,9 +2,9 @@
 # Re-measures the numbers of docs/performance.md: print start-up and peak RSS (cloud-vm and gpu-server trees, the
 # latter with the fake NVML), print and the time to first label (`once` against a loopback API server) against the
 # runtime's own `java -version`, the cost of one cycle on the gpu-server tree, and `run` against a loopback fabric8
-# mock API server (VmRSS/RssAnon/VmHWM/Threads sampled from /proc every second). Production runtime and flags
-# (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: DAEMON_SECONDS plus about 4 minutes (the big host: a
-# tree generated under target/bench), plus the build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
+# mock API server, over plain HTTP and over TLS as in a pod (VmRSS/RssAnon/VmHWM/Threads sampled from /proc every
+# second). Production runtime and flags (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: twice
+# DAEMON_SECONDS plus about 4 minutes (the big host: a tree generated under target/bench), plus the build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
 #
 #   bench/footprint.sh [DAEMON_SECONDS]        results: stdout and target/bench/footprint.txt
 set -eu

@@ -67,7 +67,7 @@ import java.util.stream.Stream;
  * <p>{@code print} reads the build machine's own host. The daemon does too, unless GPU_HOST_ROOT and NVML_LIBRARY
  * are given (bin/build-runtime.sh gives the tests' gpu-server host tree and their fake libnvidia-ml): then it reads
  * that host through NVML, so that the NVML path is trained, and the training fails if the node did not get
- * {@code nvidia.com/gpu.present=true}.
+ * {@code nvidia.com/gpu.product} (a label only NVML gives).
  *
  * <p>Run by the build JDK in source-file mode (no compile step, nothing of it in the image):
  * {@code java --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED bin/CdsTraining.java RUNTIME_JAVA
@@ -167,9 +167,9 @@ public class CdsTraining {
             fail("the daemon did not talk to the API server as it does on a node (" + requests + "; in order: "
                     + String.join(", ", requestLog) + ")", work, "run");
         }
-        if (!gpuHost.isEmpty() && !"true".equals(labels.get("nvidia.com/gpu.present"))) {
-            fail("the daemon did not label the GPUs of " + gpuHost.get(1) + " (no nvidia.com/gpu.present=true)", work,
-                    "run");
+        if (!gpuHost.isEmpty() && !labels.containsKey("nvidia.com/gpu.product")) {
+            fail("the daemon did not label the GPU of " + gpuHost.get(1) + " through NVML (no nvidia.com/gpu.product)",
+                    work, "run");
         }
 
         Set<String> lines = new LinkedHashSet<>(Files.readAllLines(printList));

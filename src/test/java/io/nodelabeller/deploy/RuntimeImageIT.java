@@ -106,37 +106,8 @@ class RuntimeImageIT {
      */
     @Test
     void runWithTheProductionFlagsLabelsItsNodeAndStopsOnSigterm() throws Exception {
-        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), new MockWebServer(),
-                new HashMap<>(), new KubernetesCrudDispatcher(), false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        try (KubernetesClient client = server.createClient()) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("it-node").endMetadata().build()).create();
-            Path config = tmp.resolve("run.yaml");
-            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
-            Path log = tmp.resolve("run.log");
-            ProcessBuilder pb = new ProcessBuilder(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node",
-                    "--host-root", Hosts.root("cloud-vm").toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1"))
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp);
-            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
-            Process p = pb.start();
-            try {
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (System.nanoTime() < end && p.isAlive() && !client.nodes().withName("it-node").get()
-                        .getMetadata().getLabels().containsKey("feature.node.kubernetes.io/kernel-version.full")) {
-                    Thread.sleep(200);
-                }
-                assertTrue(client.nodes().withName("it-node").get().getMetadata().getLabels()
-                        .containsKey("feature.node.kubernetes.io/kernel-version.full"), Files.readString(log));
-                p.destroy(); // SIGTERM
-                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM:\n" + Files.readString(log));
-                assertEquals(0, p.exitValue(), Files.readString(log));
-            } finally {
-                p.destroyForcibly();
-            }
-        } finally {
-            server.destroy();
-        }
+        runDaemon(false, List.of("--host-root", Hosts.root("cloud-vm").toString(), "--nvml-library",
+                "/nonexistent/libnvidia-ml.so.1"), "", "feature.node.kubernetes.io/kernel-version.full");
     }
 
     /**
@@ -150,42 +121,9 @@ class RuntimeImageIT {
     void theArchiveHoldsWhatRunLoadsInAPod() throws Exception {
         Path nvml = io.nodelabeller.testing.FakeNvml.nvml().gpus(1, io.nodelabeller.testing.FakeNvml.a100_80gb())
                 .install(tmp.resolve("nvml-pod"));
-        MockWebServer web = new MockWebServer();
-        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), web,
-                new HashMap<>(), new KubernetesCrudDispatcher(), true);
-        server.init(InetAddress.getLoopbackAddress(), 0);
         Path loaded = tmp.resolve("class-load.log");
-        try (KubernetesClient client = server.createClient()) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("pod-node").endMetadata().build()).create();
-            Path config = tmp.resolve("pod.yaml");
-            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
-            Path log = tmp.resolve("pod.log");
-            ProcessBuilder pb = new ProcessBuilder(runtimeJava("run", "--config", config.toString(), "--node-name",
-                    "pod-node", "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", nvml.toString()))
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp
-                    + " -Xlog:class+load=info:file=" + loaded);
-            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
-            pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());
-            Process p = pb.start();
-            try {
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (System.nanoTime() < end && p.isAlive() && !"true".equals(client.nodes().withName("pod-node").get()
-                        .getMetadata().getLabels().get("nvidia.com/gpu.present"))) {
-                    Thread.sleep(200);
-                }
-                assertEquals("true", client.nodes().withName("pod-node").get().getMetadata().getLabels()
-                        .get("nvidia.com/gpu.present"), Files.readString(log));
-                Thread.sleep(2000); // a cycle at rest: the node read from its watch, nothing to patch
-                p.destroy(); // SIGTERM
-                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM:\n" + Files.readString(log));
-                assertEquals(0, p.exitValue(), Files.readString(log));
-            } finally {
-                p.destroyForcibly();
-            }
-        } finally {
-            server.destroy();
-        }
+        runDaemon(true, List.of("--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", nvml.toString()),
+                " -Xlog:class+load=info:file=" + loaded, "nvidia.com/gpu.product"); // from NVML
         Map<String, String> source = new HashMap<>();
         for (String line : Files.readAllLines(loaded)) {
             // [0.123s][info][class,load] java.lang.Object source: shared objects file
@@ -218,6 +156,51 @@ class RuntimeImageIT {
         assertTrue(!archive.stdout().contains("io.fabric8.kubernetes.client.http.WebSocketHandshakeException")
                 && !archive.stdout().contains("io.fabric8.kubernetes.client.dsl.internal.WatchHTTPManager$$Lambda"),
                 "fabric8's HTTP-watch fallback was trained into the archive");
+    }
+
+    /**
+     * {@code run} on the runtime with the production flags and {@code -Xshare:on} (plus {@code toolOptions}) against
+     * a loopback mock API server given by the environment, as in a pod; over TLS, the server's self-signed
+     * certificate is the CA the agent trusts. Waits until the node has {@code label}, lets a cycle at rest pass (the
+     * node read from its watch, nothing to patch), then SIGTERM: exit 0 within 30 s.
+     */
+    private static void runDaemon(boolean tls, List<String> hostArgs, String toolOptions, String label) throws Exception {
+        MockWebServer web = new MockWebServer();
+        KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), web,
+                new HashMap<>(), new KubernetesCrudDispatcher(), tls);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        try (KubernetesClient client = server.createClient()) {
+            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("it-node").endMetadata().build()).create();
+            Path config = tmp.resolve("run.yaml");
+            Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
+            Path log = Files.createTempFile(tmp, "run", ".log");
+            List<String> cmd = new ArrayList<>(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node"));
+            cmd.addAll(hostArgs);
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp + toolOptions);
+            pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
+            if (tls) {
+                pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());
+            }
+            Process p = pb.start();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < end && p.isAlive()
+                        && !client.nodes().withName("it-node").get().getMetadata().getLabels().containsKey(label)) {
+                    Thread.sleep(200);
+                }
+                assertTrue(client.nodes().withName("it-node").get().getMetadata().getLabels().containsKey(label),
+                        Files.readString(log));
+                Thread.sleep(2000);
+                p.destroy(); // SIGTERM
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM:\n" + Files.readString(log));
+                assertEquals(0, p.exitValue(), Files.readString(log));
+            } finally {
+                p.destroyForcibly();
+            }
+        } finally {
+            server.destroy();
+        }
     }
 
     @Test
