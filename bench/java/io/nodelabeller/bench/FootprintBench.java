@@ -46,14 +46,9 @@ class FootprintBench {
     private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
     private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
-    /**
-     * NFD's NodeFeatureRule CRD, installed as the GPU Operator installs it, with no objects: run and once read them
-     * (run: a LIST and a watch; once: a LIST).
-     */
+    /** NFD's CRD with no objects, as a GPU Operator cluster has: run and once read them (run: a LIST and a watch; once: a LIST). */
     private static final io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext NODE_FEATURE_RULE_CRD =
-            new io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext.Builder()
-                    .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
-                    .withKind("NodeFeatureRule").withScope("Cluster").build();
+            TestKubeconfig.NODE_FEATURE_RULE_CRD;
 
     @TempDir
     static Path tmp;

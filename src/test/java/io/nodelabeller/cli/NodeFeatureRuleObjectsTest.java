@@ -57,9 +57,7 @@ class NodeFeatureRuleObjectsTest {
     private static final String NODE = "worker-1";
     private static final String LIST = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules?resourceVersion=0";
     /** As the CRD nodefeaturerules.nfd.k8s-sigs.io declares it (NFD deployment/base/nfd-crds/nfd-api-crds.yaml). */
-    private static final CustomResourceDefinitionContext CRD = new CustomResourceDefinitionContext.Builder()
-            .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
-            .withKind("NodeFeatureRule").withScope("Cluster").build();
+    private static final CustomResourceDefinitionContext CRD = TestKubeconfig.NODE_FEATURE_RULE_CRD;
     private static final ResourceDefinitionContext NFR = new ResourceDefinitionContext.Builder()
             .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
             .withKind("NodeFeatureRule").withNamespaced(false).build();

@@ -36,9 +36,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class NodeFeatureRulesTest {
 
     /** As the CRD nodefeaturerules.nfd.k8s-sigs.io declares it (NFD deployment/base/nfd-crds/nfd-api-crds.yaml). */
-    static final CustomResourceDefinitionContext CRD = new CustomResourceDefinitionContext.Builder()
-            .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
-            .withKind("NodeFeatureRule").withScope("Cluster").build();
+    static final CustomResourceDefinitionContext CRD = TestKubeconfig.NODE_FEATURE_RULE_CRD;
 
     /** The informer's first LIST: from the API server's watch cache (resourceVersion=0), as client-go's reflector. */
     static final String LIST = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules?resourceVersion=0";

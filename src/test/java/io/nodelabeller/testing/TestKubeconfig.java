@@ -1,5 +1,7 @@
 package io.nodelabeller.testing;
 
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,6 +9,14 @@ import java.util.Map;
 
 /** Points a child node-labeller process at a test API server: a minimal kubeconfig file, or the environment. */
 public final class TestKubeconfig {
+
+    /**
+     * NFD's NodeFeatureRule CRD, for a mock API server in CRUD mode ({@code expectCustomResource}): a cluster where it
+     * is installed, as the GPU Operator installs it.
+     */
+    public static final CustomResourceDefinitionContext NODE_FEATURE_RULE_CRD = new CustomResourceDefinitionContext.Builder()
+            .withGroup("nfd.k8s-sigs.io").withVersion("v1alpha1").withPlural("nodefeaturerules")
+            .withKind("NodeFeatureRule").withScope("Cluster").build();
 
     private TestKubeconfig() {
     }
