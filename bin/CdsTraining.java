@@ -311,14 +311,15 @@ public class CdsTraining {
     private synchronized Reply answer(Request r) {
         requestLog.add(r.method() + " " + r.path() + (r.query().isEmpty() ? "" : "?" + r.query()));
         String node = "/api/v1/nodes/" + NODE;
+        boolean ourNode = r.path().equals(node) || r.path().equals(node + "/status");
         if (!("Bearer " + TOKEN).equals(r.headers().get("authorization"))) {
             return status(401, "Unauthorized", "no or wrong bearer token");
         } else if (r.isWatch()) {
             otherWatches.incrementAndGet();
             return status(400, "BadRequest", "watches are served over WebSocket only here");
-        } else if ((r.path().equals(node) || r.path().equals(node + "/status")) && r.method().equals("GET")) {
+        } else if (ourNode && r.method().equals("GET")) {
             return new Reply(200, node());
-        } else if ((r.path().equals(node) || r.path().equals(node + "/status")) && r.method().equals("PATCH")) {
+        } else if (ourNode && r.method().equals("PATCH")) {
             if (!"application/json-patch+json".equals(r.headers().get("content-type"))) {
                 return status(415, "UnsupportedMediaType", "only JSON Patch is served here");
             }

@@ -46,7 +46,10 @@ class FootprintBench {
     private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
     private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
-    /** NFD's CRD with no objects, as a GPU Operator cluster has: run and once read them (run: a LIST and a watch; once: a LIST). */
+    /**
+     * NFD's NodeFeatureRule CRD with no objects, as a GPU Operator cluster has: run and once read them (run: a LIST and
+     * a watch; once: a LIST).
+     */
     private static final io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext NODE_FEATURE_RULE_CRD =
             TestKubeconfig.NODE_FEATURE_RULE_CRD;
 
@@ -352,7 +355,8 @@ class FootprintBench {
             List<Long> lastTen = rss.subList(Math.max(0, n - 10), n);
             report(String.format("run gpu-server, %s, sleepInterval 1s, %d s, %.0f cycles (mean cycle incl. publish %.1f ms,"
                             + " %.0f patches): VmRSS first %d KiB, last 10 s %s KiB, VmHWM %d KiB (%.1f MiB), threads %s",
-                    tls ? "TLS as in a pod" : "plain HTTP", DAEMON_SECONDS, cycles, seconds * 1000 / cycles, metric(metrics, "node_labeller_patches_sent_total"),
+                    tls ? "TLS as in a pod" : "plain HTTP", DAEMON_SECONDS, cycles, seconds * 1000 / cycles,
+                    metric(metrics, "node_labeller_patches_sent_total"),
                     rss.get(0), lastTen, hwm, hwm / 1024.0, threads.stream().distinct().sorted().toList()));
             report("  RssAnon (what the container really holds) last 10 s " + anon.subList(Math.max(0, n - 10), n) + " KiB");
             report("  threads at the end: " + names);
