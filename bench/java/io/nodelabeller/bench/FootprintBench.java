@@ -46,13 +46,6 @@ class FootprintBench {
     private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
     private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
-    /**
-     * NFD's NodeFeatureRule CRD with no objects, as a GPU Operator cluster has: run and once read them (run: a LIST and
-     * a watch; once: a LIST).
-     */
-    private static final io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext NODE_FEATURE_RULE_CRD =
-            TestKubeconfig.NODE_FEATURE_RULE_CRD;
-
     @TempDir
     static Path tmp;
 
@@ -195,7 +188,7 @@ class FootprintBench {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        server.expectCustomResource(NODE_FEATURE_RULE_CRD);
+        server.expectCustomResource(TestKubeconfig.NODE_FEATURE_RULE_CRD);
         List<Double> once;
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
@@ -291,7 +284,7 @@ class FootprintBench {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), web, new HashMap<>(),
                 new KubernetesCrudDispatcher(), tls);
         server.init(InetAddress.getLoopbackAddress(), 0);
-        server.expectCustomResource(NODE_FEATURE_RULE_CRD);
+        server.expectCustomResource(TestKubeconfig.NODE_FEATURE_RULE_CRD);
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();

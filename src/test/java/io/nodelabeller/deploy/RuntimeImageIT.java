@@ -125,9 +125,10 @@ class RuntimeImageIT {
         runDaemon(true, List.of("--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", nvml.toString()),
                 " -Xlog:class+load=info:file=" + loaded, "nvidia.com/gpu.product"); // from NVML
         Map<String, String> source = new HashMap<>();
+        // [0.123s][info][class,load] java.lang.Object source: shared objects file
+        java.util.regex.Pattern classLoad = java.util.regex.Pattern.compile("\\] (\\S+) source: (.*)$");
         for (String line : Files.readAllLines(loaded)) {
-            // [0.123s][info][class,load] java.lang.Object source: shared objects file
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\] (\\S+) source: (.*)$").matcher(line);
+            java.util.regex.Matcher m = classLoad.matcher(line);
             if (m.find()) {
                 source.put(m.group(1), m.group(2));
             }
