@@ -2,6 +2,7 @@ package io.nodelabeller.feature;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,17 +23,18 @@ import java.util.TreeSet;
  */
 public final class Features {
 
-    private static final Features EMPTY = new Features(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+    private static final Features EMPTY = new Features(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), Map.of());
 
     private final SortedMap<String, SortedSet<String>> flags;
     private final SortedMap<String, SortedMap<String, String>> attributes;
     private final SortedMap<String, List<Instance>> instances;
-    private final SortedMap<String, String> origins;
+    /** Looked up by key alone: a hash map (a big host has thousands, "pci.device[1234]", alike up to their ends). */
+    private final Map<String, String> origins;
 
     private Features(SortedMap<String, SortedSet<String>> flags,
                      SortedMap<String, SortedMap<String, String>> attributes,
                      SortedMap<String, List<Instance>> instances,
-                     SortedMap<String, String> origins) {
+                     Map<String, String> origins) {
         this.flags = flags;
         this.attributes = attributes;
         this.instances = instances;
@@ -103,10 +105,10 @@ public final class Features {
         a.putAll(other.attributes);
         SortedMap<String, List<Instance>> i = new TreeMap<>(instances);
         i.putAll(other.instances);
-        SortedMap<String, String> o = new TreeMap<>(origins);
+        Map<String, String> o = new HashMap<>(origins);
         o.putAll(other.origins);
         return new Features(Collections.unmodifiableSortedMap(f), Collections.unmodifiableSortedMap(a),
-                Collections.unmodifiableSortedMap(i), Collections.unmodifiableSortedMap(o));
+                Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(o));
     }
 
     @Override
@@ -182,7 +184,7 @@ public final class Features {
             SortedMap<String, List<Instance>> i = new TreeMap<>();
             instances.forEach((k, v) -> i.put(k, List.copyOf(v)));
             return new Features(Collections.unmodifiableSortedMap(f), Collections.unmodifiableSortedMap(a),
-                    Collections.unmodifiableSortedMap(i), Collections.unmodifiableSortedMap(new TreeMap<>(origins)));
+                    Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(new HashMap<>(origins)));
         }
     }
 }

@@ -167,7 +167,7 @@ public final class Discovery {
         try {
             return task.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            task.cancel(true); // interruptible channel reads end here; a blocked open() stays until it returns
+            task.cancel(true); // ends a source between reads; a blocked open() or read stays until it returns
             stuck.put(name, workerThread);
             worker.shutdown(); // its thread ends once the source returns; the next source gets a new worker
             worker = null;

@@ -5,9 +5,12 @@ import org.slf4j.LoggerFactory;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -16,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -41,9 +43,12 @@ public final class HostFs {
     public static final int MAX_FILE_BYTES = 8 * 1024 * 1024;
 
     private final Path root;
+    /** {@link #root} as the start of a file name: "" for "/", else "/host" (no trailing slash). */
+    private final String prefix;
 
     public HostFs(Path root) {
         this.root = root.toAbsolutePath().normalize();
+        this.prefix = this.root.getParent() == null ? "" : this.root.toString();
     }
 
     public Path root() {
@@ -64,9 +69,22 @@ public final class HostFs {
         return Files.isDirectory(path(hostPath));
     }
 
+    /**
+     * {@link #path} as a {@code java.io.File}, for the reads of every cycle: thousands of small files on a big host,
+     * where a {@code Path} and an NIO channel per file cost more than reading it (docs/performance.md).
+     */
+    private File file(String hostPath) throws InterruptedIOException {
+        // java.io ignores interrupts (NIO channels fail on them): a source given up at its deadline, or stopped by
+        // SIGTERM, ends at its next read instead of reading on
+        if (Thread.currentThread().isInterrupted()) {
+            throw new InterruptedIOException("discovery given up: " + hostPath + " not read");
+        }
+        return new File(hostPath.startsWith("/") ? prefix + hostPath : prefix + "/" + hostPath);
+    }
+
     /** The whole file as text; throws when it is missing, unreadable or larger than {@link #MAX_FILE_BYTES}. */
     public String read(String hostPath) throws IOException {
-        return readBytes(path(hostPath));
+        return readBytes(file(hostPath));
     }
 
     /**
@@ -80,9 +98,9 @@ public final class HostFs {
 
     /** The file's bytes as a stream (e.g. to decompress); throws as {@link #reader} does. The caller closes it. */
     public InputStream open(String hostPath) throws IOException {
-        Path file = path(hostPath);
+        File file = file(hostPath);
         requireRegularFile(file);
-        return Files.newInputStream(file);
+        return openRegular(file);
     }
 
     /** The file's content with surrounding white space trimmed, or empty when it is missing or unreadable. */
@@ -101,15 +119,14 @@ public final class HostFs {
      */
     private Optional<String> readOptional(String hostPath) {
         try {
-            Path file = path(hostPath);
-            File f = file.toFile();
+            File f = file(hostPath);
             if (f.isFile()) {
-                return Optional.of(readRegular(file));
+                return Optional.of(readRegular(f));
             }
             if (!f.exists()) {
                 return Optional.empty();
             }
-            return Optional.of(readBytes(file)); // something else is there: say what (once), as read does
+            return Optional.of(readBytes(f)); // something else is there: say what (once), as read does
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -134,14 +151,20 @@ public final class HostFs {
      * Symbolic links (as in {@code /sys/bus/pci/devices}) are listed like any entry.
      */
     public List<String> list(String hostPath) throws IOException {
-        List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(path(hostPath))) {
-            for (Path p : dir) {
-                names.add(p.getFileName().toString());
+        // java.io's list gives the names alone, where a directory stream makes a Path of each (2,000 on a big host's
+        // /sys/bus/pci/devices); it says nothing of why it failed, so NIO is asked again then, to throw the reason
+        File dir = file(hostPath);
+        String[] names = dir.list();
+        if (names == null) {
+            try (DirectoryStream<Path> unused = Files.newDirectoryStream(dir.toPath())) {
+                names = dir.list(); // it can be listed now
+            }
+            if (names == null) {
+                throw new FileSystemException(dir.toString(), null, "cannot be listed");
             }
         }
-        names.sort(null);
-        return names;
+        Arrays.sort(names);
+        return List.of(names);
     }
 
     /** Like {@link #list} but empty when the directory is missing or unreadable. */
@@ -153,7 +176,7 @@ public final class HostFs {
         }
     }
 
-    private static String readBytes(Path file) throws IOException {
+    private static String readBytes(File file) throws IOException {
         requireRegularFile(file);
         return readRegular(file);
     }
@@ -161,8 +184,8 @@ public final class HostFs {
     /** Most sysfs and procfs files hold a few bytes: read into this much first, then the rest when there is more. */
     private static final int SMALL_FILE_BYTES = 256;
 
-    private static String readRegular(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
+    private static String readRegular(File file) throws IOException {
+        try (InputStream in = openRegular(file)) {
             // readNBytes(n) alone allocates an 8 KiB chunk for every file, however small: on a big host (13,000 files
             // a cycle) the cycle took 16 % longer with it (docs/performance.md)
             byte[] head = new byte[SMALL_FILE_BYTES];
@@ -180,13 +203,28 @@ public final class HostFs {
         }
     }
 
+    /**
+     * A {@code FileInputStream}: on a big host's 13,000 files a cycle, reading through NIO channels took ~50 % longer
+     * (a channel, its cleaner and a direct buffer per file). When it cannot be opened, NIO says why in the exception
+     * types the rest of the program knows ({@code NoSuchFileException}, {@code AccessDeniedException}).
+     */
+    static InputStream openRegular(File file) throws IOException {
+        try {
+            return new FileInputStream(file);
+        } catch (FileNotFoundException e) {
+            Files.newInputStream(file.toPath()).close(); // throws the typed exception; opens only if the file came since
+            throw e;
+        }
+    }
+
     /** Refuses a FIFO, socket, device or directory before opening it (opening a FIFO would block). */
-    static void requireRegularFile(Path file) throws IOException {
+    private static void requireRegularFile(File f) throws IOException {
         // java.io's isFile is one stat(2), links followed, with nothing allocated; NIO's readAttributes costs a few
         // microseconds per call, some milliseconds per cycle over the ~800 files of a GPU server. NIO only to say why.
-        if (file.toFile().isFile()) {
+        if (f.isFile()) {
             return;
         }
+        Path file = f.toPath();
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class); // follows links; NoSuchFile
         if (a.isRegularFile()) {
             return;

@@ -3,7 +3,10 @@ package io.nodelabeller.source;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
@@ -64,5 +67,64 @@ class HostFsTest {
         java.io.IOException e = assertThrows(java.io.IOException.class, () -> host.read("/over"));
         assertTrue(e.getMessage().contains("larger than " + HostFs.MAX_FILE_BYTES + " bytes"), e.getMessage());
         assertEquals(Optional.empty(), host.readTrimmed("/over"));
+    }
+
+    /**
+     * Files are read and directories listed through java.io (cheaper per file than NIO's paths and channels), whose
+     * failures say little: when one fails, the exception is still NIO's typed one, so that warnings give the reason
+     * ("no such file", "permission denied") as they did.
+     */
+    @Test
+    void failuresKeepTheirReasons() throws Exception {
+        HostFs host = new HostFs(root);
+        NoSuchFileException missing = assertThrows(NoSuchFileException.class, () -> host.read("/absent"));
+        assertEquals("no such file", HostFs.reason(missing));
+        // the open's own fallback, for a file that went between the check and the open
+        assertThrows(NoSuchFileException.class, () -> HostFs.openRegular(root.resolve("absent").toFile()));
+        Files.createDirectories(root.resolve("dir"));
+        FileSystemException dir = assertThrows(FileSystemException.class, () -> host.read("/dir"));
+        assertEquals("a directory, not a regular file: not read", HostFs.reason(dir));
+        assertEquals("no such file", HostFs.reason(assertThrows(NoSuchFileException.class, () -> host.list("/absent"))));
+        Files.writeString(root.resolve("file"), "x");
+        assertThrows(NotDirectoryException.class, () -> host.list("/file"));
+        assertEquals(List.of(), host.listOrEmpty("/absent"));
+    }
+
+    /** Entries are listed sorted by name, as NFD's sources see them (Go's os.ReadDir sorts); "/" as the root reads the host. */
+    @Test
+    void listsAreSortedAndTheRootMayBeSlash() throws Exception {
+        for (String name : List.of("0000:c1:00.0", "0000:07:00.0", "0000:41:00.1")) {
+            Files.createDirectories(root.resolve("sys/bus/pci/devices/" + name));
+        }
+        HostFs host = new HostFs(root);
+        assertEquals(List.of("0000:07:00.0", "0000:41:00.1", "0000:c1:00.0"), host.list("/sys/bus/pci/devices"));
+        assertEquals(List.of("0000:07:00.0", "0000:41:00.1", "0000:c1:00.0"), host.list("sys/bus/pci/devices"), "relative = under the root");
+
+        Files.writeString(root.resolve("file"), "x\n");
+        HostFs slash = new HostFs(Path.of("/"));
+        assertEquals("x\n", slash.read(root.resolve("file").toString()));
+        assertEquals(List.of("0000:07:00.0", "0000:41:00.1", "0000:c1:00.0"), slash.list(root.resolve("sys/bus/pci/devices").toString()));
+    }
+
+    /**
+     * A source given up at its deadline (or stopped by SIGTERM) is interrupted: its reads fail from then on, so that
+     * it ends instead of reading the rest of the host (java.io's reads do not look at interrupts themselves).
+     */
+    @Test
+    void anInterruptedSourceReadsNoMore() throws Exception {
+        Files.writeString(root.resolve("file"), "x");
+        Files.createDirectories(root.resolve("dir"));
+        HostFs host = new HostFs(root);
+        Thread.currentThread().interrupt();
+        try {
+            assertThrows(java.io.InterruptedIOException.class, () -> host.read("/file"));
+            assertThrows(java.io.InterruptedIOException.class, () -> host.list("/dir"));
+            assertThrows(java.io.InterruptedIOException.class, () -> host.open("/file").close());
+            assertEquals(Optional.empty(), host.readTrimmed("/file"));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt stays for the source's next read");
+        } finally {
+            Thread.interrupted();
+        }
+        assertEquals("x", host.read("/file"));
     }
 }
