@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -117,5 +118,16 @@ class PciSourceTest {
         Files.createDirectories(tmp.resolve("sys/bus/pci"));
         Files.writeString(tmp.resolve("sys/bus/pci/devices"), "not a directory");
         assertThrows(Exception.class, () -> discover(new HostFs(tmp)));
+    }
+
+    /** What counts as an id after trimming, lower-casing and dropping 0x: 1 to 8 ASCII hex digits, nothing else. */
+    @Test
+    void anIdIsOneToEightLowerCaseHexDigits() {
+        for (String id : List.of("0", "10de", "030200", "ffffffff")) {
+            assertTrue(PciSource.isHexId(id), id);
+        }
+        for (String notId : List.of("", "123456789", "10DE", "0x10de", "10de ", "1g", "zzzz", "\u0661\u0662", "10\u00e9")) {
+            assertFalse(PciSource.isHexId(notId), notId);
+        }
     }
 }
