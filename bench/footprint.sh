@@ -4,7 +4,7 @@
 # runtime's own `java -version`, the cost of one cycle on the gpu-server tree, and `run` against a loopback fabric8
 # mock API server, over plain HTTP and over TLS as in a pod (VmRSS/RssAnon/VmHWM/Threads sampled from /proc every
 # second). Production runtime and flags (bin/build-runtime.sh, bin/jvm.options). Loopback only; bounded: twice
-# DAEMON_SECONDS plus about 4 minutes (the big host: a tree generated under target/bench), plus the build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
+# DAEMON_SECONDS plus about 5 minutes (the big host: a tree generated under target/bench), plus the build. BENCH_RUNTIME=DIR measures another runtime (e.g. one built from an older commit) instead of building one.
 #
 #   bench/footprint.sh [DAEMON_SECONDS]        results: stdout and target/bench/footprint.txt
 set -eu
