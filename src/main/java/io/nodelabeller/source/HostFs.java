@@ -70,8 +70,9 @@ public final class HostFs {
     }
 
     /**
-     * {@link #path} as a {@code java.io.File}, for the reads of every cycle: thousands of small files on a big host,
-     * where a {@code Path} and an NIO channel per file cost more than reading it (docs/performance.md).
+     * {@link #path} as a {@code java.io.File}, for the reads of every cycle: a big host reads 13,000 small files a
+     * cycle, and a {@code Path} per file (resolved, turned into a {@code File} for the check, encoded again to open)
+     * with an NIO channel cost about a tenth of its cycle (docs/performance.md).
      */
     private File file(String hostPath) throws InterruptedIOException {
         // java.io ignores interrupts (NIO channels fail on them): a source given up at its deadline, or stopped by
@@ -209,9 +210,9 @@ public final class HostFs {
     }
 
     /**
-     * A {@code FileInputStream}: on a big host's 13,000 files a cycle, reading through NIO channels took ~50 % longer
-     * (a channel, its cleaner and a direct buffer per file). When it cannot be opened, NIO says why in the exception
-     * types the rest of the program knows ({@code NoSuchFileException}, {@code AccessDeniedException}).
+     * A {@code FileInputStream} (an NIO channel is a channel, its closer and a temporary direct buffer per file). When
+     * it cannot be opened, NIO says why, in the exception types the rest of the program knows
+     * ({@code NoSuchFileException}, {@code AccessDeniedException}).
      */
     static InputStream openRegular(File file) throws IOException {
         try {
