@@ -27,8 +27,8 @@ import java.util.Set;
  *       do: each device's own directory is listed too);</li>
  *   <li>the reads alone, as plain Java reads a file ({@code Files.newInputStream(f).readAllBytes()}): less than the
  *       sources must do, they list directories to find devices;</li>
- *   <li>the reads alone the cheapest way found (a {@code FileInputStream} into a 256-byte array, the rest only when
- *       there is more: how {@code HostFs} reads);</li>
+ *   <li>the reads alone the cheapest way found (a {@code FileInputStream} into one 256-byte array, the rest only
+ *       when there is more: how {@code HostFs} reads);</li>
  *   <li>the same with a {@code stat} before each open, as {@code HostFs} does so that a FIFO is never opened (opening
  *       one blocks): the floor for a reader that must not hang, before the probes of optional files that are missing.</li>
  * </ul>
@@ -95,15 +95,15 @@ public final class BigHostBench {
                 checked[runs / 2], c / checked[runs / 2]);
     }
 
-    /** Reads every file into a 256-byte array, then the rest when there is more; {@code check}: a stat first. */
+    /** Reads every file into one 256-byte array, then the rest when there is more; {@code check}: a stat first. */
     private static long small(List<File> files, boolean check) throws IOException {
         long total = 0;
+        byte[] head = new byte[256];
         for (File f : files) {
             if (check && !f.isFile()) {
                 continue;
             }
             try (InputStream in = new FileInputStream(f)) {
-                byte[] head = new byte[256];
                 int n = in.readNBytes(head, 0, head.length);
                 total += n == head.length ? n + in.readAllBytes().length : n;
             }
