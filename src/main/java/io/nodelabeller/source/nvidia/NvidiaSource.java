@@ -100,12 +100,18 @@ public final class NvidiaSource implements Source {
         return b.build();
     }
 
-    /** An NVIDIA display or 3D controller (vendor 10de, class 0300 or 0302) in {@code /sys/bus/pci/devices}. */
+    /**
+     * An NVIDIA display or 3D controller (vendor 10de, class 0300 or 0302) in {@code /sys/bus/pci/devices}. The class
+     * is read only for NVIDIA devices: on a node without NVML and without an NVIDIA GPU this runs every cycle over
+     * every device, and there the vendor alone answers.
+     */
     static boolean nvidiaGpuOnPci(HostFs host) {
         for (String dev : host.listOrEmpty(PCI_DEVICES)) {
-            String vendor = sysfsId(host, PCI_DEVICES + "/" + dev + "/vendor");
+            if (!NvidiaPci.VENDOR.equals(sysfsId(host, PCI_DEVICES + "/" + dev + "/vendor"))) {
+                continue;
+            }
             String cls = sysfsId(host, PCI_DEVICES + "/" + dev + "/class");
-            if (NvidiaPci.isGpu(vendor, cls.length() > 4 ? cls.substring(0, 4) : cls)) {
+            if (NvidiaPci.isGpuClass(cls.length() > 4 ? cls.substring(0, 4) : cls)) {
                 return true;
             }
         }

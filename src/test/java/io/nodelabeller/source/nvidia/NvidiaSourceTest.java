@@ -282,9 +282,16 @@ class NvidiaSourceTest {
         assertEquals("unavailable", nvml(e.known()).get("status"));
         assertEquals("9", nvml(e.known()).get("errorCode"));
 
-        // an NVIDIA device that is no GPU (an NVSwitch, class 0680) does not count
+        // an NVIDIA device that is no GPU (an NVSwitch, class 0680) does not count, nor does another vendor's GPU
         Files.writeString(dev.resolve("class"), "0x068000\n");
+        Path intel = Files.createDirectories(host.resolve("sys/bus/pci/devices/0000:00:02.0"));
+        Files.writeString(intel.resolve("vendor"), "0x8086\n");
+        Files.writeString(intel.resolve("class"), "0x030000\n");
         assertEquals("unavailable", nvml(discover(lib.toString(), host)).get("status"));
+        // the vendor as the kernel prints it, any case: an NVIDIA VGA controller counts
+        Files.writeString(dev.resolve("vendor"), "0x10DE\n");
+        Files.writeString(dev.resolve("class"), "0x030000\n");
+        assertThrows(SourceFailure.class, () -> discover(lib.toString(), host));
     }
 
     @ParameterizedTest
