@@ -19,26 +19,33 @@ import java.util.TreeSet;
  * such as {@code pci.device} or {@code kernel.version}. Immutable; build one with {@link #builder(String)}.
  *
  * <p>Each feature may carry an <em>origin</em>: where it was read (a host file, an NVML call), so that
- * {@code explain} can show the facts behind a label.
+ * {@code explain} can show the facts behind a label; each instance may carry its own (its device's directory).
  */
 public final class Features {
 
-    private static final Features EMPTY = new Features(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), Map.of());
+    private static final Features EMPTY = new Features(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), Map.of(),
+            Map.of());
 
     private final SortedMap<String, SortedSet<String>> flags;
     private final SortedMap<String, SortedMap<String, String>> attributes;
     private final SortedMap<String, List<Instance>> instances;
-    /** Looked up by key alone: a hash map (a big host has thousands, "pci.device[1234]", alike up to their ends). */
+    /** Looked up by key alone: a hash map. */
     private final Map<String, String> origins;
+    /**
+     * Each instance list's origins, index by index (null where an instance has none). A list per key, not an origin
+     * per "pci.device[1234]" key: a big host has 2,000 of them, and every merge would copy them all again.
+     */
+    private final Map<String, List<String>> instanceOrigins;
 
     private Features(SortedMap<String, SortedSet<String>> flags,
                      SortedMap<String, SortedMap<String, String>> attributes,
                      SortedMap<String, List<Instance>> instances,
-                     Map<String, String> origins) {
+                     Map<String, String> origins, Map<String, List<String>> instanceOrigins) {
         this.flags = flags;
         this.attributes = attributes;
         this.instances = instances;
         this.origins = origins;
+        this.instanceOrigins = instanceOrigins;
     }
 
     public static Features empty() {
@@ -75,6 +82,12 @@ public final class Features {
         return origins.get(key);
     }
 
+    /** Where instance {@code i} of {@code key} was read from ("/host/sys/bus/pci/devices/0000:07:00.0"), or null. */
+    public String instanceOrigin(String key, int i) {
+        List<String> list = instanceOrigins.get(key);
+        return list == null || i < 0 || i >= list.size() ? null : list.get(i);
+    }
+
     public SortedMap<String, SortedSet<String>> allFlags() {
         return flags;
     }
@@ -93,22 +106,36 @@ public final class Features {
 
     /** The union of this and {@code other}; where both define a key, {@code other} wins. */
     public Features merge(Features other) {
-        if (other.isEmpty() && other.origins.isEmpty()) {
-            return this;
+        return union(List.of(this, other));
+    }
+
+    /**
+     * The union of {@code parts} in one step (each part's maps copied once, not once per part after it); where
+     * several define a key, the last wins.
+     */
+    public static Features union(List<Features> parts) {
+        List<Features> some = parts.stream().filter(p -> !p.isEmpty() || !p.origins.isEmpty()).toList();
+        if (some.isEmpty()) {
+            return EMPTY;
         }
-        if (isEmpty() && origins.isEmpty()) {
-            return other;
+        if (some.size() == 1) {
+            return some.get(0);
         }
-        SortedMap<String, SortedSet<String>> f = new TreeMap<>(flags);
-        f.putAll(other.flags);
-        SortedMap<String, SortedMap<String, String>> a = new TreeMap<>(attributes);
-        a.putAll(other.attributes);
-        SortedMap<String, List<Instance>> i = new TreeMap<>(instances);
-        i.putAll(other.instances);
-        Map<String, String> o = new HashMap<>(origins);
-        o.putAll(other.origins);
+        SortedMap<String, SortedSet<String>> f = new TreeMap<>();
+        SortedMap<String, SortedMap<String, String>> a = new TreeMap<>();
+        SortedMap<String, List<Instance>> i = new TreeMap<>();
+        Map<String, String> o = new HashMap<>();
+        Map<String, List<String>> io = new HashMap<>();
+        for (Features p : some) {
+            f.putAll(p.flags);
+            a.putAll(p.attributes);
+            i.putAll(p.instances);
+            o.putAll(p.origins);
+            p.instances.keySet().forEach(io::remove); // an instance list replaced loses its origins with it
+            io.putAll(p.instanceOrigins);
+        }
         return new Features(Collections.unmodifiableSortedMap(f), Collections.unmodifiableSortedMap(a),
-                Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(o));
+                Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(o), Collections.unmodifiableMap(io));
     }
 
     @Override
@@ -134,6 +161,7 @@ public final class Features {
         private final Map<String, SortedMap<String, String>> attributes = new LinkedHashMap<>();
         private final Map<String, List<Instance>> instances = new LinkedHashMap<>();
         private final Map<String, String> origins = new LinkedHashMap<>();
+        private final Map<String, List<String>> instanceOrigins = new HashMap<>();
 
         private Builder(String source) {
             this.prefix = source + ".";
@@ -160,7 +188,25 @@ public final class Features {
 
         /** Appends one instance to {@code feature}. */
         public Builder instance(String feature, Map<String, String> values) {
-            instances.computeIfAbsent(prefix + feature, k -> new ArrayList<>()).add(Instance.of(values));
+            return instance(feature, values, null);
+        }
+
+        /** Appends one instance to {@code feature}, read from {@code origin} (its directory; null for none). */
+        public Builder instance(String feature, Map<String, String> values, String origin) {
+            String key = prefix + feature;
+            List<Instance> list = instances.computeIfAbsent(key, k -> new ArrayList<>());
+            list.add(Instance.of(values));
+            List<String> origins = instanceOrigins.get(key);
+            if (origin != null && origins == null) {
+                origins = new ArrayList<>();
+                instanceOrigins.put(key, origins);
+            }
+            if (origins != null) {
+                while (origins.size() < list.size() - 1) {
+                    origins.add(null); // instances appended before without an origin
+                }
+                origins.add(origin);
+            }
             return this;
         }
 
@@ -183,8 +229,11 @@ public final class Features {
             attributes.forEach((k, v) -> a.put(k, Collections.unmodifiableSortedMap(new TreeMap<>(v))));
             SortedMap<String, List<Instance>> i = new TreeMap<>();
             instances.forEach((k, v) -> i.put(k, List.copyOf(v)));
+            Map<String, List<String>> io = new HashMap<>();
+            instanceOrigins.forEach((k, v) -> io.put(k, Collections.unmodifiableList(new ArrayList<>(v))));
             return new Features(Collections.unmodifiableSortedMap(f), Collections.unmodifiableSortedMap(a),
-                    Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(new HashMap<>(origins)));
+                    Collections.unmodifiableSortedMap(i), Collections.unmodifiableMap(new HashMap<>(origins)),
+                    Collections.unmodifiableMap(io));
         }
     }
 }

@@ -21,12 +21,9 @@ public final class Evidence {
         return origin == null ? "" : " from " + origin;
     }
 
-    /**
-     * Where instance {@code i} of {@code key} was read (the hardware sources record it under {@code "<key>[i]"}),
-     * or null when the source recorded none.
-     */
+    /** Where instance {@code i} of {@code key} was read (its device's directory), or null when the source recorded none. */
     public static String instanceOrigin(Features f, String key, int i) {
-        return f.origin(key + "[" + i + "]");
+        return f.instanceOrigin(key, i);
     }
 
     /**

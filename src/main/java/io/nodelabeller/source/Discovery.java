@@ -120,7 +120,7 @@ public final class Discovery {
     }
 
     private synchronized Snapshot discoverNow() {
-        Features all = Features.empty();
+        List<Features> parts = new ArrayList<>();
         Map<String, SourceStatus> statuses = new LinkedHashMap<>();
         for (Map.Entry<String, Source> named : sources.entrySet()) {
             String name = named.getKey();
@@ -130,10 +130,10 @@ public final class Discovery {
             List<String> warnings = new ArrayList<>();
             String error = null;
             try {
-                all = all.merge(runBounded(name, named.getValue(), warnings));
+                parts.add(runBounded(name, named.getValue(), warnings));
             } catch (SourceFailure e) {
                 error = e.getMessage();
-                all = all.merge(e.known());
+                parts.add(e.known());
             } catch (Exception | LinkageError e) {
                 error = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 LOG.debug("source {} failure", name, e);
@@ -144,7 +144,7 @@ public final class Discovery {
             report(name, List.copyOf(warnings), error);
             statuses.put(name, new SourceStatus(name, warnings, error));
         }
-        return Snapshot.of(all, statuses);
+        return Snapshot.of(Features.union(parts), statuses);
     }
 
     /** The source's features, run on the worker thread and given up after {@link #timeout}. */

@@ -42,8 +42,7 @@ class MemoryStorageNetworkLabelerTest {
                 .attributes("numa", Map.of("is_numa", "false", "node_count", "1"))
                 .attributes("swap", Map.of("enabled", "true"))
                 .instance("nv", Map.of("name", "region0", "devtype", "nd_pmem"))
-                .instance("nv", Map.of("name", "dax0.0", "devtype", "nd_dax"))
-                .origin("nv[1]", "/host/sys/bus/nd/devices/dax0.0")
+                .instance("nv", Map.of("name", "dax0.0", "devtype", "nd_dax"), "/host/sys/bus/nd/devices/dax0.0")
                 .build();
         List<Label> labels = new MemoryLabeler().labels(f);
         assertEquals(List.of("memory-nv.dax", "memory-nv.present", "memory-swap"), keys(labels));

@@ -88,7 +88,6 @@ public final class MemorySource implements Source {
         }
         b.instances("nv");
         b.origin("nv", host.path(ND).toString());
-        int index = 0;
         for (String name : devices) {
             String dir = ND + "/" + name;
             Map<String, String> attrs = new LinkedHashMap<>();
@@ -96,8 +95,7 @@ public final class MemorySource implements Source {
             for (String attr : List.of("devtype", "mode")) {
                 host.readTrimmed(dir + "/" + attr).ifPresent(v -> attrs.put(attr, v));
             }
-            b.instance("nv", attrs);
-            b.origin("nv[" + index++ + "]", host.path(dir).toString());
+            b.instance("nv", attrs, host.path(dir).toString());
         }
     }
 

@@ -32,8 +32,6 @@ public final class NetworkSource implements Source {
         Features.Builder b = Features.builder(NAME).instances("device").instances("virtual");
         b.origin("device", host.path(NET).toString());
         b.origin("virtual", host.path(NET).toString());
-        int devices = 0;
-        int virtuals = 0;
         for (String name : host.list(NET)) {
             if (name.equals("bonding_masters")) {
                 continue;
@@ -47,8 +45,7 @@ public final class NetworkSource implements Source {
                 host.readTrimmed(dir + "/" + attr).ifPresent(v -> attrs.put(key, v));
             }
             String feature = physical ? "device" : "virtual";
-            b.instance(feature, attrs);
-            b.origin(feature + "[" + (physical ? devices++ : virtuals++) + "]", host.path(dir).toString());
+            b.instance(feature, attrs, host.path(dir).toString());
         }
         return b.build();
     }

@@ -5,6 +5,7 @@ import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +19,7 @@ import java.util.Optional;
  * {@code iommu_group/type}, {@code iommu/intel-iommu/version}.
  *
  * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning; an unlistable
- * devices directory fails the source. The origin of instance {@code i} is recorded under
- * {@code pci.device[i]} (its device directory).
+ * devices directory fails the source. Each instance's origin is its device directory.
  */
 public final class PciSource implements Source {
 
@@ -36,19 +36,21 @@ public final class PciSource implements Source {
         Features.Builder b = Features.builder(NAME).instances("device");
         String devices = host.path(DEVICES).toString();
         b.origin("device", devices);
-        int index = 0;
+        // Ids repeat from device to device (a few vendors and classes, identical cards): each distinct value is kept
+        // once. A big host's 2,000 devices hold some 10,000 values, mostly the same few dozen.
+        Map<String, String> values = new HashMap<>();
         for (String entry : host.list(DEVICES)) {
             String dir = DEVICES + "/" + entry;
-            Optional<Map<String, String>> attrs = readDevice(host, dir, warnings);
+            Optional<Map<String, String>> attrs = readDevice(host, dir, values, warnings);
             if (attrs.isPresent()) {
-                b.instance("device", attrs.get());
-                b.origin("device[" + index++ + "]", devices + "/" + entry); // host.path(dir), without a Path per device
+                b.instance("device", attrs.get(), devices + "/" + entry); // host.path(dir), without a Path per device
             }
         }
         return b.build();
     }
 
-    private static Optional<Map<String, String>> readDevice(HostFs host, String dir, Warnings warnings) {
+    private static Optional<Map<String, String>> readDevice(HostFs host, String dir, Map<String, String> values,
+                                                            Warnings warnings) {
         Map<String, String> attrs = new LinkedHashMap<>();
         for (String name : MANDATORY) {
             String raw;
@@ -64,10 +66,12 @@ public final class PciSource implements Source {
                 return Optional.empty();
             }
             // The class file carries base class, subclass and programming interface; NFD keeps the first two.
-            attrs.put(name, name.equals("class") && value.length() > 4 ? value.substring(0, 4) : value);
+            String kept = name.equals("class") && value.length() > 4 ? value.substring(0, 4) : value;
+            attrs.put(name, values.computeIfAbsent(kept, v -> v));
         }
         for (String name : OPTIONAL) {
-            host.readTrimmed(dir + "/" + name).ifPresent(v -> attrs.put(name, v.startsWith("0x") ? v.substring(2) : v));
+            host.readTrimmed(dir + "/" + name)
+                    .ifPresent(v -> attrs.put(name, values.computeIfAbsent(v.startsWith("0x") ? v.substring(2) : v, k -> k)));
         }
         return Optional.of(attrs);
     }

@@ -13,7 +13,7 @@ import java.util.Map;
  * Block devices as NFD's storage source sees them: one {@code storage.block} instance per entry of
  * {@code /sys/block} with {@code name} and, where readable, {@code dax}, {@code rotational}, {@code nr_zones},
  * {@code zoned} from its {@code queue/} directory. An unlistable {@code /sys/block} fails the source.
- * The origin of instance {@code i} is recorded under {@code storage.block[i]}.
+ * Each instance's origin is its block device's directory.
  */
 public final class StorageSource implements Source {
 
@@ -27,7 +27,6 @@ public final class StorageSource implements Source {
     public Features discover(HostFs host, Warnings warnings) throws IOException {
         Features.Builder b = Features.builder(NAME).instances("block");
         b.origin("block", host.path(BLOCK).toString());
-        int index = 0;
         for (String name : host.list(BLOCK)) {
             String dir = BLOCK + "/" + name;
             Map<String, String> attrs = new LinkedHashMap<>();
@@ -35,8 +34,7 @@ public final class StorageSource implements Source {
             for (String attr : QUEUE_ATTRS) {
                 host.readTrimmed(dir + "/queue/" + attr).ifPresent(v -> attrs.put(attr, v));
             }
-            b.instance("block", attrs);
-            b.origin("block[" + index++ + "]", host.path(dir).toString());
+            b.instance("block", attrs, host.path(dir).toString());
         }
         return b.build();
     }

@@ -19,7 +19,7 @@ import java.util.Set;
  * {@code usb.device} instance per distinct {@code <interface>/bInterfaceClass}, with that class.
  *
  * <p>No USB bus (a VM, a container without /sys/bus/usb) is no devices, not a failure, as in NFD.
- * The origin of instance {@code i} is recorded under {@code usb.device[i]}.
+ * Each instance's origin is its device's directory.
  */
 public final class UsbSource implements Source {
 
@@ -42,15 +42,13 @@ public final class UsbSource implements Source {
     public Features discover(HostFs host, Warnings warnings) {
         Features.Builder b = Features.builder(NAME).instances("device");
         b.origin("device", host.path(DEVICES).toString());
-        int index = 0;
         for (String entry : host.listOrEmpty(DEVICES)) {
             String dir = DEVICES + "/" + entry;
             if (!host.exists(dir + "/idProduct")) {
                 continue;
             }
             for (Map<String, String> attrs : readDevice(host, dir)) {
-                b.instance("device", attrs);
-                b.origin("device[" + index++ + "]", host.path(dir).toString());
+                b.instance("device", attrs, host.path(dir).toString());
             }
         }
         return b.build();

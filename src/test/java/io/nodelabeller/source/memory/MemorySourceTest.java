@@ -65,7 +65,7 @@ class MemorySourceTest {
         assertEquals(List.of(Map.of("name", "dax0.0", "devtype", "nd_dax", "mode", "devdax"),
                         Map.of("name", "region0", "devtype", "nd_pmem", "mode", "")),
                 f.instances("memory.nv").stream().map(Instance::attributes).toList());
-        assertEquals(new HostFs(tmp).path("/sys/bus/nd/devices/dax0.0").toString(), f.origin("memory.nv[0]"));
+        assertEquals(new HostFs(tmp).path("/sys/bus/nd/devices/dax0.0").toString(), f.instanceOrigin("memory.nv", 0));
         // NUMA and huge pages were missing: each lost alone, with its own warning.
         assertEquals(2, warnings.size(), warnings.toString());
         assertTrue(f.attributes("memory.numa").isEmpty());

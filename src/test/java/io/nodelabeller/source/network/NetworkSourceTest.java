@@ -34,7 +34,7 @@ class NetworkSourceTest {
                 "sriov_totalvfs", "8", "sriov_numvfs", "4"), named(f, "network.device", "enp225s0f0np0"));
         assertEquals(Map.of("name", "lo", "operstate", "unknown", "mtu", "65536"), named(f, "network.virtual", "lo"));
         int idx = f.instances("network.device").indexOf(Instance.of(named(f, "network.device", "enp225s0f0np0")));
-        assertEquals(host.path("/sys/class/net/enp225s0f0np0").toString(), f.origin("network.device[" + idx + "]"));
+        assertEquals(host.path("/sys/class/net/enp225s0f0np0").toString(), f.instanceOrigin("network.device", idx));
     }
 
     @Test

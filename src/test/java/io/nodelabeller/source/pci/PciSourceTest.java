@@ -16,6 +16,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,10 +54,23 @@ class PciSourceTest {
         assertEquals(host.path("/sys/bus/pci/devices").toString(), f.origin("pci.device"));
         int n = f.instances("pci.device").size();
         for (int i = 0; i < n; i++) {
-            Path dir = Path.of(f.origin("pci.device[" + i + "]"));
+            Path dir = Path.of(f.instanceOrigin("pci.device", i));
             String cls = Files.readString(dir.resolve("class")).trim().substring(2, 6);
             assertEquals(cls, f.instances("pci.device").get(i).get("class"), dir.toString());
         }
+    }
+
+    @Test
+    void aValueSharedByDevicesIsHeldOnce() throws Exception {
+        // the 8 GPUs of the gpu-server: one vendor, device, subsystem and class between them
+        List<Instance> gpus = withClass(discover(Hosts.fs("gpu-server")), "0302");
+        for (String name : List.of("class", "vendor", "device", "subsystem_vendor", "iommu_group/type")) {
+            for (Instance gpu : gpus) {
+                assertSame(gpus.get(0).get(name), gpu.get(name), name);
+            }
+        }
+        assertEquals(gpus.get(0).get("vendor"), gpus.get(0).get("subsystem_vendor"));
+        assertSame(gpus.get(0).get("vendor"), gpus.get(0).get("subsystem_vendor"), "10de, once for both names");
     }
 
     @Test

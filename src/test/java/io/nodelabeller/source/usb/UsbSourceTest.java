@@ -35,7 +35,7 @@ class UsbSourceTest {
     void originsNameTheDeviceDirectory() {
         HostFs host = Hosts.fs("gpu-server");
         Features f = new UsbSource().discover(host, m -> { });
-        assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.origin("usb.device[1]"));
+        assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.instanceOrigin("usb.device", 1));
     }
 
     @Test
