@@ -1,13 +1,12 @@
 package io.nodelabeller.feature;
 
 import java.util.Map;
-import java.util.TreeMap;
 
 /** One discovered thing (a PCI device, a network interface, a GPU): a sorted, immutable attribute map. */
 public record Instance(Map<String, String> attributes) {
 
     public Instance {
-        attributes = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
+        attributes = SortedAttributes.of(attributes);
     }
 
     public static Instance of(Map<String, String> attributes) {
