@@ -3,15 +3,22 @@ package io.nodelabeller.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** Entry point: {@code node-labeller <command> [options]}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config. */
+import java.util.List;
+
+/**
+ * Entry point: {@code node-labeller <command> [options]}. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or config.
+ * The commands are {@link #COMMANDS}, added by {@link #commandLine}.
+ */
 @Command(name = "node-labeller",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
-        description = "Discovers what a node is made of and writes it onto the Kubernetes Node as labels.",
-        subcommands = {PrintCommand.class, ExplainCommand.class, CheckConfigCommand.class,
-                RunCommand.class, OnceCommand.class, PruneCommand.class, LabelsCommand.class, AffinityCommand.class,
-                CommandLine.HelpCommand.class})
+        description = "Discovers what a node is made of and writes it onto the Kubernetes Node as labels.")
 public final class Main implements Runnable {
+
+    /** The commands, in the order help lists them. */
+    static final List<Class<?>> COMMANDS = List.of(PrintCommand.class, ExplainCommand.class, CheckConfigCommand.class,
+            RunCommand.class, OnceCommand.class, PruneCommand.class, LabelsCommand.class, AffinityCommand.class,
+            CommandLine.HelpCommand.class);
 
     public static final int OK = 0;
     public static final int FAILURE = 1;
@@ -74,7 +81,7 @@ public final class Main implements Runnable {
 
     /** Runs the command line with {@code environment} as its environment variables (tests choose their own). */
     static int execute(Environment environment, String... args) {
-        CommandLine cl = new CommandLine(new Main(environment));
+        CommandLine cl = commandLine(environment, args);
         // --node-name defaults to NODE_NAME of this environment (picocli's ${env:} would read the process's)
         cl.setDefaultValueProvider(arg -> arg instanceof CommandLine.Model.OptionSpec o
                 && o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME)) : null);
@@ -84,6 +91,30 @@ public final class Main implements Runnable {
         });
         cl.setParameterExceptionHandler(Main::usageError);
         return cl.execute(args);
+    }
+
+    /**
+     * The command line for {@code args}: with only the command they name when they name one (picocli builds the
+     * model of every command it is given, from their annotations: the eight others cost `print` about a tenth of
+     * its start-up, docs/performance.md), else with all of them (help, a version, a usage error that lists them).
+     */
+    static CommandLine commandLine(Environment environment, String... args) {
+        // picocli looks for Groovy's closure class at start-up unless told not to; there is no Groovy here
+        System.setProperty("picocli.disable.closures", "true");
+        CommandLine cl = new CommandLine(new Main(environment));
+        String named = args.length > 0 ? args[0] : null;
+        List<Class<?>> chosen = COMMANDS.stream()
+                .filter(c -> c != CommandLine.HelpCommand.class && c.getAnnotation(Command.class).name().equals(named))
+                .toList();
+        for (Class<?> command : chosen.isEmpty() ? COMMANDS : chosen) {
+            cl.addSubcommand(command);
+        }
+        return cl;
+    }
+
+    /** {@link #commandLine(Environment, String...)} in this process's environment. */
+    public static CommandLine commandLine(String... args) {
+        return commandLine(Environment.system(), args);
     }
 
     /** A usage error: the one line that says what is wrong (and picocli's "did you mean"), a hint, exit 2. */

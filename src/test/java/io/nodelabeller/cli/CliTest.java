@@ -190,4 +190,37 @@ class CliTest {
         assertEquals(0, h.code());
         assertTrue(h.out().contains("print"), h.out());
     }
+
+    @Test
+    void aNamedCommandIsBuiltAloneAndEveryOtherLineGetsThemAll() {
+        List<String> all = List.of("print", "explain", "check-config", "run", "once", "prune", "labels", "affinity", "help");
+        assertEquals(all, List.copyOf(Main.commandLine().getSubcommands().keySet()));
+        for (String[] args : List.of(new String[] {"--help"}, new String[] {"help", "print"}, new String[] {"prin"},
+                new String[] {"--version"})) {
+            assertEquals(all, List.copyOf(Main.commandLine(args).getSubcommands().keySet()), String.join(" ", args));
+        }
+        for (String name : all.subList(0, all.size() - 1)) {
+            assertEquals(List.of(name), List.copyOf(Main.commandLine(name, "--help").getSubcommands().keySet()), name);
+        }
+    }
+
+    @Test
+    void helpAndUsageErrorsStillSeeEveryCommand() {
+        Result top = run("--help");
+        for (String name : List.of("print", "explain", "check-config", "run", "once", "prune", "labels", "affinity")) {
+            assertTrue(top.out().contains("  " + name + " "), name + " missing from:\n" + top.out());
+        }
+        Result help = run("help", "once");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().startsWith("Usage: node-labeller once"), help.out());
+        Result typo = run("prin", "--host-root", "/");
+        assertEquals(Main.USAGE, typo.code());
+        assertTrue(typo.err().contains("Did you mean: node-labeller print or"), typo.err());
+        Result own = run("print", "--help");
+        assertEquals(0, own.code(), own.err());
+        assertTrue(own.out().startsWith("Usage: node-labeller print"), own.out());
+        Result bad = run("print", "--no-such-option");
+        assertEquals(Main.USAGE, bad.code());
+        assertTrue(bad.err().contains("Try 'node-labeller print --help'"), bad.err());
+    }
 }

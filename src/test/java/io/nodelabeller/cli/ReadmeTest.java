@@ -41,14 +41,14 @@ class ReadmeTest {
         while (m.find()) {
             named.add(m.group(1));
         }
-        Set<String> cli = new TreeSet<>(new CommandLine(new Main()).getSubcommands().keySet());
+        Set<String> cli = new TreeSet<>(Main.commandLine().getSubcommands().keySet());
         cli.remove("help");
         assertEquals(cli, named);
     }
 
     @Test
     void everyOptionItNamesIsAccepted() throws Exception {
-        CommandLine main = new CommandLine(new Main());
+        CommandLine main = Main.commandLine();
         Set<String> known = new TreeSet<>();
         for (CommandLine sub : main.getSubcommands().values()) {
             sub.getCommandSpec().options().forEach(o -> known.addAll(List.of(o.names())));
@@ -87,7 +87,7 @@ class ReadmeTest {
         for (String line : List.of("print --host-root src/test/resources/hosts/gpu-server --nvml-library /nonexistent/libnvidia-ml.so.1",
                 "explain --host-root src/test/resources/hosts/gpu-server --sources pci")) {
             StringWriter out = new StringWriter();
-            CommandLine cl = new CommandLine(new Main());
+            CommandLine cl = Main.commandLine();
             cl.setOut(new PrintWriter(out));
             int rc = cl.execute(line.split(" "));
             assertEquals(0, rc, line);

@@ -216,7 +216,7 @@ class HelmChartTest {
             // the arguments are ones node-labeller run accepts
             String[] args = c.getArgs().stream().map(a -> a.replace("/etc/device-plugin-configs", tmp.toString())
                     .replace("/etc/node-labeller/config.yaml", "/dev/null/none")).toArray(String[]::new);
-            picocli.CommandLine cl = new picocli.CommandLine(new io.nodelabeller.cli.Main());
+            picocli.CommandLine cl = io.nodelabeller.cli.Main.commandLine(args);
             cl.parseArgs(args);
         }
     }

@@ -278,7 +278,7 @@ class ManifestsTest {
 
     /** Parses container args with the real CLI: an unknown command or option fails the test. */
     static CommandLine.ParseResult parse(List<String> args) {
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         assertNotNull(cli.getSubcommands().get(args.get(0)), "no command " + args.get(0));
         return cli.parseArgs(args.toArray(String[]::new));
     }
