@@ -72,7 +72,7 @@ public final class DeviceLabels {
         }
         facts.append(" (class whitelist ").append(whitelist).append(") from ");
         facts.append(Evidence.join(idx.stream().map(i -> {
-            String where = Evidence.instanceOrigin(f, featureKey, i);
+            String where = f.instanceOrigin(featureKey, i);
             return where == null ? featureKey + "[" + i + "]" : where;
         }).toList(), ""));
         return Label.of(LabelValidity.NFD_PREFIX + source + "-" + name, "true", labeler, facts.toString());

@@ -21,11 +21,6 @@ public final class Evidence {
         return origin == null ? "" : " from " + origin;
     }
 
-    /** Where instance {@code i} of {@code key} was read (its device's directory), or null when the source recorded none. */
-    public static String instanceOrigin(Features f, String key, int i) {
-        return f.instanceOrigin(key, i);
-    }
-
     /**
      * {@code paths} joined compactly, each followed by {@code suffix} ("" for none): siblings are written once, as
      * {@code /sys/block/{sda, sdb}}.

@@ -45,7 +45,7 @@ public final class MemoryLabeler implements Labeler {
         }
         for (int i = 0; i < nv.size(); i++) {
             if ("nd_dax".equals(nv.get(i).get("devtype"))) {
-                String where = Evidence.instanceOrigin(f, "memory.nv", i);
+                String where = f.instanceOrigin("memory.nv", i);
                 out.add(label("memory-nv.dax", "memory.nv devtype = 'nd_dax'" + (where == null ? "" : " from " + where)));
                 break;
             }

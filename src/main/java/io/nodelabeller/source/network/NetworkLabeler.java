@@ -1,7 +1,6 @@
 package io.nodelabeller.source.network;
 
 import io.nodelabeller.label.LabelValidity;
-import io.nodelabeller.label.Evidence;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Label;
@@ -41,7 +40,7 @@ public final class NetworkLabeler implements Labeler {
         for (int i = 0; i < devices.size(); i++) {
             String v = devices.get(i).get(attr);
             if (positive(v)) {
-                String origin = Evidence.instanceOrigin(f, "network.device", i);
+                String origin = f.instanceOrigin("network.device", i);
                 facts.add(devices.get(i).get("name") + " " + attr + " = '" + v + "'"
                         + (origin == null ? "" : " from " + origin + "/device/" + attr));
             }

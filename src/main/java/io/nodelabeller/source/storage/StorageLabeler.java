@@ -29,7 +29,7 @@ public final class StorageLabeler implements Labeler {
         List<String> where = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             if ("0".equals(blocks.get(i).get("rotational"))) {
-                String origin = Evidence.instanceOrigin(f, "storage.block", i);
+                String origin = f.instanceOrigin("storage.block", i);
                 where.add(origin == null ? blocks.get(i).get("name") : origin);
             }
         }
