@@ -81,6 +81,9 @@ final class CycleSetup implements AutoCloseable {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
+        // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once reads them, while the node
+        // is read below; either way the first cycle waits for the first read, briefly, so that it applies them
+        outputs.readRuleObjects(daemon, () -> onRuleObjectsChange.get().run());
         // Read before the first cycle (it seeds the node view): the labels owned on the node, and the node's choice
         // among the device plugin's named configs (--device-plugin-config-dir)
         Map<LabelSet.Kind, ? extends Map<String, String>> owned = outputs.ownedOnNode();
@@ -102,9 +105,6 @@ final class CycleSetup implements AutoCloseable {
                 throw new CommandFailed(configError(spec, common, e));
             }
         }
-        // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once reads them; either way the
-        // first cycle waits for the first read, briefly, so that it applies them
-        outputs.readRuleObjects(daemon, () -> onRuleObjectsChange.get().run());
         awaitRuleObjects(outputs);
         if (outputs.ruleObjects() != null) { // the objects' rules run last
             labelling = Catalog.labelling(config, common.options(), outputs.ruleObjects());

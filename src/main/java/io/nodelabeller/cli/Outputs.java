@@ -66,7 +66,10 @@ final class Outputs implements AutoCloseable {
         if (watch) {
             ruleObjects.watch(onChange);
         } else {
-            ruleObjects.listOnce();
+            // on its own thread, so that the list and the read of the node go to the API server together
+            Thread read = new Thread(ruleObjects::listOnce, "rule-objects-read");
+            read.setDaemon(true);
+            read.start();
         }
     }
 

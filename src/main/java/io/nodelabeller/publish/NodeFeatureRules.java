@@ -59,6 +59,8 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
     private final Map<String, RuleObject> objects = new ConcurrentSkipListMap<>();
 
     private volatile State state = State.STARTING;
+    /** Told of every change of {@link #state}, for {@link #awaitKnown}. */
+    private final Object stateChange = new Object();
     private volatile boolean everSynced;
     private SharedIndexInformer<GenericKubernetesResource> informer;
     private ScheduledFuture<?> pendingChange;
@@ -170,8 +172,11 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
     /** Waits until the first read ended (read, absent, forbidden, failing) or {@code timeout} passed; true when known. */
     public boolean awaitKnown(Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        while (state == State.STARTING && System.nanoTime() < end) {
-            Thread.sleep(20);
+        synchronized (stateChange) {
+            long left;
+            while (state == State.STARTING && (left = end - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(stateChange, left);
+            }
         }
         return current().known();
     }
@@ -258,6 +263,9 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
         if (state != next) {
             state = next;
             stateListener.accept(next);
+            synchronized (stateChange) { // after the listener: a waiter woken sees what it was told
+                stateChange.notifyAll();
+            }
         }
     }
 

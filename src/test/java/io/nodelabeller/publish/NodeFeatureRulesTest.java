@@ -13,6 +13,7 @@ import io.nodelabeller.label.rules.RuleObjects;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetAddress;
@@ -189,6 +190,24 @@ class NodeFeatureRulesTest {
         Thread.sleep(1_000);
         long lists = drainRequests().stream().filter(r -> r.contains("nodefeaturerules")).count();
         assertEquals(2, lists, "one LIST at start, one after the recheck interval, none in between");
+    }
+
+    @Test
+    @Timeout(30)
+    void aListOnAnotherThreadWakesWhoWaitsForIt() throws Exception {
+        // once lists the objects on a thread of their own while it reads the node, then waits for the list
+        start(true);
+        server.expectCustomResource(CRD);
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE)).create();
+        NodeFeatureRules feed = feed(Duration.ofMinutes(10));
+        Thread read = new Thread(feed::listOnce, "rule-objects-read");
+        read.start();
+        // a wake-up lost would wait the whole ten minutes (and fail the test's own limit): the wait ends on the list
+        assertTrue(feed.awaitKnown(Duration.ofMinutes(10)));
+        assertEquals(List.of("my-sample-rule-object"),
+                feed.current().objects().stream().map(RuleObjects.RuleObject::name).toList());
+        assertEquals(List.of(NodeFeatureRules.State.SYNCED), states, "told before the waiter woke");
+        read.join(5_000);
     }
 
     @Test
