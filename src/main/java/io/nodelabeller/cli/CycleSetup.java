@@ -128,11 +128,8 @@ final class CycleSetup implements AutoCloseable {
     static final java.time.Duration RULE_OBJECTS_FIRST_READ = java.time.Duration.ofSeconds(2);
 
     private static void awaitRuleObjects(Outputs outputs) {
-        if (outputs.ruleObjects() == null) {
-            return;
-        }
         try {
-            outputs.ruleObjects().awaitKnown(RULE_OBJECTS_FIRST_READ);
+            outputs.awaitRuleObjects(RULE_OBJECTS_FIRST_READ);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -17,6 +17,7 @@ import io.nodelabeller.publish.PublishException;
 import io.nodelabeller.publish.Publisher;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,6 +41,14 @@ final class Outputs implements AutoCloseable {
     private final List<Publisher> publishers;
     private final KubernetesClient client;
     private final NodeFeatureRules ruleObjects;
+    /** once's LIST of the NodeFeatureRule objects, on its own thread; null before it starts and for run. */
+    private Thread ruleObjectsRead;
+
+    /**
+     * The most once waits for its LIST of NodeFeatureRule objects: one request of the client, whose connection and
+     * answer are each bounded by the request timeout (no retries); this only guards against waiting forever.
+     */
+    static final Duration RULE_OBJECTS_LIST_BOUND = NodePublisher.Settings.defaults().requestTimeout().multipliedBy(3);
 
     private Outputs(List<Publisher> publishers, KubernetesClient client, NodeFeatureRules ruleObjects) {
         this.publishers = List.copyOf(publishers);
@@ -57,7 +66,8 @@ final class Outputs implements AutoCloseable {
 
     /**
      * Starts reading the NodeFeatureRule objects: {@code watch} (run) with an informer, in the background, calling
-     * {@code onChange} after each change; else (once) one LIST, waited for.
+     * {@code onChange} after each change; else (once) one LIST, on its own thread (waited for by
+     * {@link #awaitRuleObjects}).
      */
     void readRuleObjects(boolean watch, Runnable onChange) {
         if (ruleObjects == null) {
@@ -67,9 +77,25 @@ final class Outputs implements AutoCloseable {
             ruleObjects.watch(onChange);
         } else {
             // on its own thread, so that the list and the read of the node go to the API server together
-            Thread read = new Thread(ruleObjects::listOnce, "rule-objects-read");
-            read.setDaemon(true);
-            read.start();
+            ruleObjectsRead = new Thread(ruleObjects::listOnce, "rule-objects-read");
+            ruleObjectsRead.setDaemon(true);
+            ruleObjectsRead.start();
+        }
+    }
+
+    /**
+     * Waits for the first read of the NodeFeatureRule objects: once's LIST to its end, as long as the request takes
+     * (its one cycle applies them or knows it could not); run's informer only {@code briefly}, since a change runs a
+     * cycle anyway.
+     */
+    void awaitRuleObjects(Duration briefly) throws InterruptedException {
+        if (ruleObjects == null) {
+            return;
+        }
+        if (ruleObjectsRead != null) {
+            ruleObjectsRead.join(RULE_OBJECTS_LIST_BOUND.toMillis());
+        } else {
+            ruleObjects.awaitKnown(briefly);
         }
     }
 

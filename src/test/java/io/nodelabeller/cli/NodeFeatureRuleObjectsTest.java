@@ -246,10 +246,29 @@ class NodeFeatureRuleObjectsTest {
     /** {@code once} reads the objects with one LIST (no watch) and applies them in its one cycle. */
     @Test
     void onceAppliesTheObjectsOfOneList() throws Exception {
+        onceAppliesTheObjects(false);
+    }
+
+    /**
+     * The LIST runs beside the read of the node, and {@code once} waits for it to its end, however slow (within the
+     * request's timeout): not the two seconds {@code run}'s first cycle gives its watch.
+     */
+    @Test
+    void onceWaitsForASlowList() throws Exception {
+        onceAppliesTheObjects(true);
+    }
+
+    private void onceAppliesTheObjects(boolean slowList) throws Exception {
         startServer();
         server.expectCustomResource(CRD);
         apply(A_VARS);
         apply(policy("v1", "team-a", "gpu", "4"));
+        if (slowList) {
+            // the list the CRUD server would give, answered 4 s late (fabric8's mock server: expectations come first)
+            String list = Serialization.asJson(admin.genericKubernetesResources(NFR).list());
+            server.expect().get().delay(4, TimeUnit.SECONDS).withPath("/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules")
+                    .andReturn(200, list).once();
+        }
         drainRequests();
         Path cfg = tmp.resolve("once.yaml");
         Files.writeString(cfg, "publish: {taints: true, extendedResources: true}\n");
