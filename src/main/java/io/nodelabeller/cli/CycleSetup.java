@@ -81,8 +81,8 @@ final class CycleSetup implements AutoCloseable {
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
             throw new CommandFailed(e.usage ? Main.USAGE : Main.FAILURE);
         }
-        // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once reads them, while the node
-        // is read below; either way the first cycle waits for the first read, briefly, so that it applies them
+        // NodeFeatureRule objects: run watches them (a change runs a cycle at once), once lists them, while the node
+        // is read below; the first cycle applies them: once waits for its list to end, run for its first read briefly
         outputs.readRuleObjects(daemon, () -> onRuleObjectsChange.get().run());
         // Read before the first cycle (it seeds the node view): the labels owned on the node, and the node's choice
         // among the device plugin's named configs (--device-plugin-config-dir)
