@@ -100,6 +100,26 @@ class RuntimeImageIT {
     }
 
     /**
+     * Without {@code --nvml-library}, {@code libnvidia-ml.so.1} is found by the dynamic linker (here through
+     * {@code LD_LIBRARY_PATH}; on a GPU node through the ld.so cache the NVIDIA Container Toolkit updates), and with
+     * the production flags loading it starts no process: JNA runs {@code /sbin/ldconfig -p} at its first library
+     * load unless {@code jna.platform.library.path} is set (com.sun.jna.NativeLibrary's static initialiser).
+     */
+    @Test
+    void nvmlIsFoundByNameAndLoadingItStartsNoProcess() throws Exception {
+        Path nvml = io.nodelabeller.testing.FakeNvml.nvml().gpus(1, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("nvml-by-name"));
+        Run r = run(runtimeJava("print", "--no-timestamp", "--host-root", Hosts.root("gpu-server").toString()),
+                Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on -verbose:class -Djna.tmpdir=" + tmp,
+                        "LD_LIBRARY_PATH", nvml.getParent().toString()), 60);
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.stdout().contains("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"), r.out());
+        // the class-load lines are there (else the next check could never fail), and no process was started
+        assertTrue(r.stdout().contains(" com.sun.jna.NativeLibrary "), r.out());
+        assertTrue(!r.stdout().contains(" java.lang.ProcessImpl "), "a process was started:\n" + r.out());
+    }
+
+    /**
      * The daemon with the production flags (bin/jvm.options, -Xshare:on: the archive must map) against a loopback
      * API server: it labels its node, and SIGTERM ends it with exit 0. The API server is configured from the
      * environment, as in a pod (no kubeconfig).
