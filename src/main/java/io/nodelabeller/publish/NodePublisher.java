@@ -120,6 +120,14 @@ public final class NodePublisher implements Publisher {
         this.problems = new ProblemLog(LOG, "node " + nodeName);
     }
 
+    /**
+     * Prepares, in the background, the reading of the Node the first cycle will GET ({@link ApiClient#prepareReading}):
+     * run and once call it as the client is set up, before their first request.
+     */
+    public void prepare() {
+        api.prepareReading(Node.class);
+    }
+
     @Override
     public String name() {
         return "node";
