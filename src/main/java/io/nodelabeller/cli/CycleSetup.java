@@ -53,6 +53,8 @@ final class CycleSetup implements AutoCloseable {
     static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
             throws CommandFailed {
         kube.check();
+        // the Kubernetes client is built while the configuration is read and the host discovered
+        EarlyClient early = EarlyClient.start(kube);
         // what a change of NodeFeatureRule objects runs: nothing until run sets it to a cycle now
         AtomicReference<Runnable> onRuleObjectsChange = new AtomicReference<>(() -> { });
         Config config;
@@ -65,8 +67,10 @@ final class CycleSetup implements AutoCloseable {
             discovery = Inspection.discovery(config, common.options());
             labelling = Catalog.labelling(config, common.options());
         } catch (ConfigException e) {
+            early.discard();
             throw new CommandFailed(ConfigErrors.report(spec, e));
         } catch (IllegalArgumentException e) {
+            early.discard();
             throw new CommandFailed(configError(spec, common, e));
         }
         // the host is read while the Kubernetes client starts and the node is read: the first labels come sooner
@@ -75,7 +79,7 @@ final class CycleSetup implements AutoCloseable {
         metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.core(), config.publish(), kube, Environment.of(spec), metrics, daemon);
+            outputs = Outputs.create(config.core(), config.publish(), kube, early, Environment.of(spec), metrics, daemon);
         } catch (Outputs.Unavailable e) {
             discovery.stop();
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());

@@ -105,17 +105,22 @@ final class Outputs implements AutoCloseable {
 
     /**
      * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
-     * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
+     * no client (the {@code early} one is discarded), nothing written to the cluster. The features.d file is not
+     * Kubernetes and is still written.
      */
-    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, Environment env, Metrics metrics,
-                          boolean daemon) throws Unavailable {
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, EarlyClient early, Environment env,
+                          Metrics metrics, boolean daemon) throws Unavailable {
         boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
         boolean kubernetes = wantsKubernetes && !core.noPublish();
+        if (!kubernetes) {
+            early.discard();
+        }
         if (!wantsKubernetes && config.featuresFile().isEmpty()) {
             throw new Unavailable("publish: node, nodeFeature.enabled and featuresFile are all off: nothing to publish",
                     true);
         }
         if (kubernetes && !kube.hasNodeName()) {
+            early.discard();
             throw new Unavailable("no node name: set --node-name or the NODE_NAME environment variable"
                     + " (in a DaemonSet: env NODE_NAME from fieldRef spec.nodeName)", true);
         }
@@ -123,7 +128,7 @@ final class Outputs implements AutoCloseable {
         KubernetesClient client = null;
         try {
             if (kubernetes) {
-                client = client(kube);
+                client = early.take();
             }
             NodeFeatureRules objects = null;
             if (config.node() && kubernetes) {
@@ -186,7 +191,9 @@ final class Outputs implements AutoCloseable {
         } else if (!interval.isZero()) {
             settings = settings.withCycleInterval(interval);
         }
-        return new NodePublisher(client, nodeName, settings, events(metrics));
+        NodePublisher publisher = new NodePublisher(client, nodeName, settings, events(metrics));
+        publisher.prepare();
+        return publisher;
     }
 
     /** How long after a 404 (no CRD) or a 403 the NodeFeatureRule objects are read again. */

@@ -237,7 +237,8 @@ class DaemonCommandsTest {
 
     @Test
     void noPublishNeedsNoNodeNameNorClusterAndStillWritesTheFeaturesFile() throws Exception {
-        // a kubeconfig pointing nowhere: any attempt to build a client or send a request would fail the command
+        // a kubeconfig that cannot be read: the client built from it as the command starts (EarlyClient) fails in the
+        // background and is discarded unused; taking it, or sending a request, would fail the command
         Path kubeconfig = tmp.resolve("broken-kubeconfig");
         Files.writeString(kubeconfig, "this is not a kubeconfig");
         Path cfg = config("core:\n  noPublish: true\npublish:\n  nodeFeature:\n    enabled: true\n");
@@ -253,6 +254,18 @@ class DaemonCommandsTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(Files.readString(out).contains("feature.node.kubernetes.io/kernel-version.full="),
                 "the features.d file is not Kubernetes: still written");
+    }
+
+    /** The client is built as the command starts; when it cannot be, once fails naming the kubeconfig, as before. */
+    @Test
+    void aKubeconfigThatCannotBeReadFailsOnceNamingIt() throws Exception {
+        Path kubeconfig = tmp.resolve("broken-kubeconfig");
+        Files.writeString(kubeconfig, "this is not a kubeconfig");
+        CliTest.Result r = CliTest.run("once", "--host-root", host(), "--node-name", "worker-2", "--kubeconfig",
+                kubeconfig.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("node-labeller once: cannot set up the Kubernetes client from " + kubeconfig + ": "),
+                r.err());
     }
 
     @Test
