@@ -53,8 +53,6 @@ final class CycleSetup implements AutoCloseable {
     static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
             throws CommandFailed {
         kube.check();
-        // the Kubernetes client is built while the configuration is read and the host discovered
-        EarlyClient early = EarlyClient.start(kube);
         // what a change of NodeFeatureRule objects runs: nothing until run sets it to a cycle now
         AtomicReference<Runnable> onRuleObjectsChange = new AtomicReference<>(() -> { });
         Config config;
@@ -62,15 +60,18 @@ final class CycleSetup implements AutoCloseable {
         Labelling labelling;
         // the device plugin config a node without the label would use; the node's own choice is known below
         DevicePluginConfigs.Choice unlabelled = common.devicePluginChoice(null);
+        EarlyClient early = null;
         try {
             config = common.loadConfig(unlabelled);
+            // the Kubernetes client, when an output needs it, is built while the rest is set up and the host discovered
+            early = Outputs.needsClient(config.core(), config.publish(), kube) ? EarlyClient.start(kube) : null;
             discovery = Inspection.discovery(config, common.options());
             labelling = Catalog.labelling(config, common.options());
         } catch (ConfigException e) {
-            early.discard();
+            EarlyClient.discard(early);
             throw new CommandFailed(ConfigErrors.report(spec, e));
         } catch (IllegalArgumentException e) {
-            early.discard();
+            EarlyClient.discard(early);
             throw new CommandFailed(configError(spec, common, e));
         }
         // the host is read while the Kubernetes client starts and the node is read: the first labels come sooner

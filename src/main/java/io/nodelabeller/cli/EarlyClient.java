@@ -7,12 +7,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The Kubernetes client of {@code run} and {@code once}, built on a thread of its own from the moment the command
- * starts, while the configuration is read and the host discovered: building it (fabric8's JSON mapper, the JDK HTTP
- * client, TLS) is ~0.15 s of a start-up that waits for it before its first request. Built from the command line alone
- * ({@code --kubeconfig}, else fabric8's auto-configuration), as {@link Outputs#client} builds it; taken by
- * {@link Outputs#create} when an output needs Kubernetes, discarded otherwise. Its errors are reported where they
- * were before: by whoever takes it.
+ * The Kubernetes client of {@code run} and {@code once}, built on a thread of its own as soon as the configuration
+ * says an output needs it ({@link Outputs#needsClient}), while the rest is set up and the host discovered: building
+ * it (fabric8's JSON mapper, the JDK HTTP client, TLS) is ~0.15 s of a start-up that waits for it before its first
+ * request. Built as {@link Outputs#client} builds it ({@code --kubeconfig}, else fabric8's auto-configuration) and
+ * taken by {@link Outputs#create}; discarded when a configuration error ends the command first. Its errors are
+ * reported where they were before: by whoever takes it.
  */
 final class EarlyClient {
 
@@ -55,8 +55,10 @@ final class EarlyClient {
         }
     }
 
-    /** Not needed after all (no Kubernetes output, a configuration error): closed once built, without waiting. */
-    void discard() {
-        client.thenAccept(KubernetesClient::close);
+    /** Not needed after all (a configuration error): closed once built, without waiting. Null: nothing to do. */
+    static void discard(EarlyClient early) {
+        if (early != null) {
+            early.client.thenAccept(KubernetesClient::close);
+        }
     }
 }

@@ -105,22 +105,19 @@ final class Outputs implements AutoCloseable {
 
     /**
      * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
-     * no client (the {@code early} one is discarded), nothing written to the cluster. The features.d file is not
-     * Kubernetes and is still written.
+     * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
+     *
+     * @param early the client being built since the configuration was read ({@link #needsClient}), or null
      */
     static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, EarlyClient early, Environment env,
                           Metrics metrics, boolean daemon) throws Unavailable {
         boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
         boolean kubernetes = wantsKubernetes && !core.noPublish();
-        if (!kubernetes) {
-            early.discard();
-        }
         if (!wantsKubernetes && config.featuresFile().isEmpty()) {
             throw new Unavailable("publish: node, nodeFeature.enabled and featuresFile are all off: nothing to publish",
                     true);
         }
         if (kubernetes && !kube.hasNodeName()) {
-            early.discard();
             throw new Unavailable("no node name: set --node-name or the NODE_NAME environment variable"
                     + " (in a DaemonSet: env NODE_NAME from fieldRef spec.nodeName)", true);
         }
@@ -128,7 +125,7 @@ final class Outputs implements AutoCloseable {
         KubernetesClient client = null;
         try {
             if (kubernetes) {
-                client = early.take();
+                client = early != null ? early.take() : client(kube);
             }
             NodeFeatureRules objects = null;
             if (config.node() && kubernetes) {
@@ -156,6 +153,14 @@ final class Outputs implements AutoCloseable {
             throw new Unavailable("cannot set up the Kubernetes client"
                     + (kube.kubeconfig == null ? "" : " from " + kube.kubeconfig) + ": " + e.getMessage(), false);
         }
+    }
+
+    /**
+     * Whether {@link #create} will need a Kubernetes client for this configuration: a node or NodeFeature output, not
+     * {@code core.noPublish}, and a node name. A features.d file alone, or a dry run, never starts one.
+     */
+    static boolean needsClient(CoreConfig core, PublishConfig config, KubeOptions kube) {
+        return (config.node() || config.nodeFeature().enabled()) && !core.noPublish() && kube.hasNodeName();
     }
 
     /**

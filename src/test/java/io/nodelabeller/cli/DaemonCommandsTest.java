@@ -237,8 +237,7 @@ class DaemonCommandsTest {
 
     @Test
     void noPublishNeedsNoNodeNameNorClusterAndStillWritesTheFeaturesFile() throws Exception {
-        // a kubeconfig that cannot be read: the client built from it as the command starts (EarlyClient) fails in the
-        // background and is discarded unused; taking it, or sending a request, would fail the command
+        // a kubeconfig that cannot be read: building a client from it, or sending a request, would fail the command
         Path kubeconfig = tmp.resolve("broken-kubeconfig");
         Files.writeString(kubeconfig, "this is not a kubeconfig");
         Path cfg = config("core:\n  noPublish: true\npublish:\n  nodeFeature:\n    enabled: true\n");
@@ -256,7 +255,7 @@ class DaemonCommandsTest {
                 "the features.d file is not Kubernetes: still written");
     }
 
-    /** The client is built as the command starts; when it cannot be, once fails naming the kubeconfig, as before. */
+    /** The client is built beside the rest of the set-up; when it cannot be, once fails naming the kubeconfig, as before. */
     @Test
     void aKubeconfigThatCannotBeReadFailsOnceNamingIt() throws Exception {
         Path kubeconfig = tmp.resolve("broken-kubeconfig");
