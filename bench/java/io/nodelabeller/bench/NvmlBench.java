@@ -1,5 +1,6 @@
 package io.nodelabeller.bench;
 
+import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.IntByReference;
 import com.sun.jna.ptr.PointerByReference;
@@ -8,6 +9,7 @@ import io.nodelabeller.nvml.NvmlLibrary;
 import io.nodelabeller.nvml.NvmlStructs;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -85,7 +87,8 @@ public final class NvmlBench {
         Pointer gpu = ref.getValue();
         byte[] name = new byte[NvmlLibrary.NAME_BUFFER];
         check(lib.nvmlDeviceGetName(gpu, name, name.length), "nvmlDeviceGetName");
-        check(lib.nvmlDeviceGetUUID(gpu, name, name.length), "nvmlDeviceGetUUID");
+        byte[] uuid = new byte[NvmlLibrary.UUID_BUFFER];
+        check(lib.nvmlDeviceGetUUID(gpu, uuid, uuid.length), "nvmlDeviceGetUUID");
         check(lib.nvmlDeviceGetMemoryInfo(gpu, new NvmlStructs.Memory()), "nvmlDeviceGetMemoryInfo");
         check(lib.nvmlDeviceGetCudaComputeCapability(gpu, a, b), "nvmlDeviceGetCudaComputeCapability");
         check(lib.nvmlDeviceGetPciInfo_v3(gpu, new NvmlStructs.PciInfo()), "nvmlDeviceGetPciInfo_v3");
@@ -94,7 +97,7 @@ public final class NvmlBench {
                 ? lib.nvmlDeviceGetGpuFabricInfo(gpu, new NvmlStructs.GpuFabricInfo()) : NvmlLibrary.FUNCTION_NOT_FOUND;
         int numa = lib.has(NvmlLibrary.NUMA_NODE_ID) ? lib.nvmlDeviceGetNumaNodeId(gpu, a) : NvmlLibrary.FUNCTION_NOT_FOUND;
         if (report) {
-            System.out.println("GPU 0: " + new String(name, 0, strlen(name)) + "; nvmlDeviceGetMigMode " + mig
+            System.out.println("GPU 0: " + Native.toString(name, StandardCharsets.UTF_8) + "; nvmlDeviceGetMigMode " + mig
                     + ", nvmlDeviceGetGpuFabricInfo " + fabric + ", nvmlDeviceGetNumaNodeId " + numa);
         }
     }
@@ -138,14 +141,6 @@ public final class NvmlBench {
         if (rc != NvmlLibrary.SUCCESS) {
             throw new IllegalStateException(call + " returned " + rc);
         }
-    }
-
-    private static int strlen(byte[] s) {
-        int n = 0;
-        while (n < s.length && s[n] != 0) {
-            n++;
-        }
-        return n;
     }
 
     private static double ms(long nanos) {
