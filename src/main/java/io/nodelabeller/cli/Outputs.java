@@ -107,7 +107,8 @@ final class Outputs implements AutoCloseable {
      * {@code core.noPublish} (NFD's dry run) turns the Kubernetes outputs into {@link DryRunPublisher}: no node name,
      * no client, nothing written to the cluster. The features.d file is not Kubernetes and is still written.
      *
-     * @param early the client being built since the configuration was read ({@link #needsClient}), or null
+     * @param early the client the caller started once the configuration was read: non-null exactly when
+     *              {@link #needsClient} holds, which is when an output here takes it
      */
     static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, EarlyClient early, Environment env,
                           Metrics metrics, boolean daemon) throws Unavailable {
@@ -125,7 +126,7 @@ final class Outputs implements AutoCloseable {
         KubernetesClient client = null;
         try {
             if (kubernetes) {
-                client = early != null ? early.take() : client(kube);
+                client = early.take();
             }
             NodeFeatureRules objects = null;
             if (config.node() && kubernetes) {
