@@ -53,6 +53,11 @@ final class CycleSetup implements AutoCloseable {
     static CycleSetup setUp(CommandLine.Model.CommandSpec spec, CommonOptions common, KubeOptions kube, boolean daemon)
             throws CommandFailed {
         kube.check();
+        // Logging is set up on this thread before any other starts: SLF4J hands a thread that asks for a logger while
+        // another is setting logging up a stand-in that records everything, trace included (and replays it later with
+        // a line on stderr); fabric8's HTTP client, built on the early client's thread, asks once whether trace is
+        // on and, if so, logs every request and response for the life of the process.
+        LoggerFactory.getILoggerFactory();
         // what a change of NodeFeatureRule objects runs: nothing until run sets it to a cycle now
         AtomicReference<Runnable> onRuleObjectsChange = new AtomicReference<>(() -> { });
         Config config;
