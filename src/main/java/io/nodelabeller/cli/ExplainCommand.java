@@ -1,6 +1,7 @@
 package io.nodelabeller.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.rules.Rule;
 import io.nodelabeller.config.rules.RuleReader;
 import io.nodelabeller.config.yaml.ConfigException;
@@ -103,9 +104,19 @@ final class ExplainCommand extends HostCommand.Inspecting {
         return Main.OK;
     }
 
+    /**
+     * A label and what it comes from. A built-in labeler's label shows the sources it was computed from ("pci";
+     * "nvidia, pci"); a rule's output shows its labeler (custom, nodefeaturerule) and, on a line of its own, the
+     * sources it waits for: while one of them fails, its last value is kept.
+     */
     private static void print(PrintWriter out, String head, Label l) {
         out.println(head);
-        out.println("    source: " + l.tiedTo());
+        if (Catalog.sourceNames().contains(l.source())) {
+            out.println("    source: " + l.inputList());
+        } else {
+            out.println("    source: " + l.source());
+            out.println("    waits for: " + (l.inputs().isEmpty() ? "no source (its rule reads no feature)" : l.inputList()));
+        }
         if (l.evidence() != null && !l.evidence().isEmpty()) {
             out.println("    facts:  " + l.evidence());
         }

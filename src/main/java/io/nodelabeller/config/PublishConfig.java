@@ -7,7 +7,8 @@ import io.nodelabeller.config.yaml.YamlNode;
  * {@code publish:} — where and how labels are written.
  *
  * @param node        patch the agent's own Node (default true)
- * @param staleAfter  cycles a failed source's labels are kept before they may be removed (default 3)
+ * @param staleAfter  scheduled cycles a failed source's labels are kept before they may be removed (default 3); cycles
+ *                    fired by a change between them do not count
  * @param nodeFeature also write an NFD NodeFeature object (off by default)
  * @param featuresFile also write a features.d file at this host path ("" = off)
  * @param nodeFeatureRules read NodeFeatureRule objects from the API server and apply their rules (with {@code node};

@@ -4,12 +4,14 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Snapshot;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
+import io.nodelabeller.log.ProblemLog;
 import io.nodelabeller.publish.PublishException;
 import io.nodelabeller.publish.Publisher;
 import io.nodelabeller.source.Discovery;
 import io.nodelabeller.source.Source;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -50,6 +52,7 @@ public final class Cycle {
     private boolean failOnNvmlInitError;
 
     private Retention retention;
+    private final ProblemLog kept = new ProblemLog(LOG, null);
     private volatile Instant lastSuccess;
 
     public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
@@ -88,10 +91,19 @@ public final class Cycle {
         return publishers;
     }
 
-    public synchronized Outcome run() {
+    /** A scheduled cycle (and {@code once}'s). */
+    public Outcome run() {
+        return run(true);
+    }
+
+    /**
+     * One cycle. {@code scheduled} false: one fired by a reloaded config or a changed file, which does not count
+     * towards {@code publish.staleAfter} — a burst of edits must not expire a failed source's labels in seconds.
+     */
+    public synchronized Outcome run(boolean scheduled) {
         long start = System.nanoTime();
         try {
-            return runTimed();
+            return runTimed(scheduled);
         } finally {
             metrics.cycleDuration(System.nanoTime() - start);
         }
@@ -102,7 +114,7 @@ public final class Cycle {
         discovery.stop();
     }
 
-    private Outcome runTimed() {
+    private Outcome runTimed(boolean scheduled) {
         LabelSet labels;
         Features features;
         try {
@@ -116,14 +128,12 @@ public final class Cycle {
                 String why = nvml.describe() + "; flags.failOnInitError is true: nothing published";
                 return new Outcome(false, null, List.of(why), why);
             }
-            Retention.Step step = retention.next(snapshot.statuses().values(), labelling.label(snapshot.features()));
+            Retention.Step step = retention.next(snapshot.statuses().values(), labelling.label(snapshot.features()),
+                    scheduled);
             retention = step.next();
             labels = step.labels();
             metrics.labels(labels, step.kept().size());
-            if (!step.kept().isEmpty()) {
-                LOG.info("keeping {} label(s) of failed source(s) {} from an earlier cycle", step.kept().size(),
-                        snapshot.failedSources());
-            }
+            reportKept(step);
         } catch (Discovery.Stopped e) {
             LOG.info("stopping: discovery abandoned, nothing published in this cycle");
             return new Outcome(false, null, List.of("stopped during discovery"));
@@ -153,6 +163,20 @@ public final class Cycle {
             metrics.lastSuccessfulPublish(lastSuccess);
         }
         return new Outcome(failures.isEmpty(), labels, failures);
+    }
+
+    /**
+     * One line when the labels kept from an earlier cycle change (which, or the failed inputs they wait for), one
+     * when none is kept any more; nothing while they stay the same.
+     */
+    private void reportKept(Retention.Step step) {
+        if (step.kept().isEmpty()) {
+            kept.ok("no label kept from an earlier cycle any more: their sources work again, or they went stale");
+            return;
+        }
+        String line = "keeping " + step.kept().size() + " label(s) of failed source(s) " + step.keptFor()
+                + " from an earlier cycle";
+        kept.report(Map.of(step.kept().keySet() + " " + step.keptFor(), line), Level.INFO);
     }
 
     /** When the last cycle in which every publisher succeeded ended. */

@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link DisallowConcurrentExecution} so that cycles never overlap even when fired by hand. The first
  * cycle starts at once; each cycle, when done, schedules the next one {@code interval} plus a random jitter
  * later, so that the DaemonSet's pods drift apart instead of patching their Nodes in step, and a slow cycle
- * never causes a burst of catch-up runs. An interval of zero runs the cycle once.
+ * never causes a burst of catch-up runs. An interval of zero runs the cycle once. A cycle is told whether it is one
+ * of these scheduled ones or one fired by hand ({@link #triggerNow}: a reloaded config, a changed file).
  */
 public final class CycleScheduler implements AutoCloseable {
 
@@ -37,25 +38,30 @@ public final class CycleScheduler implements AutoCloseable {
     private static final Duration MAX_JITTER = Duration.ofSeconds(10);
 
     private final Scheduler scheduler;
-    private final Runnable cycle;
+    private final Body cycle;
     private volatile Duration interval;
     private final JobKey job = JobKey.jobKey("cycle");
     private final TriggerKey next = TriggerKey.triggerKey("next");
     private volatile boolean stopping;
 
-    private CycleScheduler(Scheduler scheduler, Runnable cycle, Duration interval) {
+    /** What one cycle runs; {@code scheduled} is false for a cycle fired by hand. */
+    public interface Body {
+        void run(boolean scheduled);
+    }
+
+    private CycleScheduler(Scheduler scheduler, Body cycle, Duration interval) {
         this.scheduler = scheduler;
         this.cycle = cycle;
         this.interval = interval;
     }
 
     /** Starts running {@code cycle} now and then every {@code interval} (plus jitter). */
-    public static CycleScheduler start(Runnable cycle, Duration interval) throws SchedulerException {
+    public static CycleScheduler start(Body cycle, Duration interval) throws SchedulerException {
         return start(cycle, interval, 1);
     }
 
     /** {@code threads} > 1 only in tests, to show that the job itself refuses to overlap. */
-    static CycleScheduler start(Runnable cycle, Duration interval, int threads) throws SchedulerException {
+    static CycleScheduler start(Body cycle, Duration interval, int threads) throws SchedulerException {
         Properties p = new Properties();
         // A unique name: Quartz keeps schedulers in a JVM-wide repository by name.
         p.setProperty("org.quartz.scheduler.instanceName", "node-labeller-" + INSTANCES.incrementAndGet());
@@ -141,7 +147,7 @@ public final class CycleScheduler implements AutoCloseable {
         @Override
         public void execute(JobExecutionContext context) {
             try {
-                cycle.run();
+                cycle.run(next.equals(context.getTrigger().getKey()));
             } catch (RuntimeException e) {
                 LOG.error("cycle failed", e);
             } finally {

@@ -53,13 +53,13 @@ public final class Daemon implements AutoCloseable {
         try {
             // published before the first cycle can end: stopAfterFatal may need it
             synchronized (daemon) {
-                daemon.scheduler = CycleScheduler.start(() -> {
+                daemon.scheduler = CycleScheduler.start(scheduled -> {
                     try {
                         beforeCycle.run();
                     } catch (RuntimeException e) {
                         LOG.error("preparing the cycle failed; it runs as configured before", e);
                     }
-                    daemon.afterCycle(cycle.run());
+                    daemon.afterCycle(cycle.run(scheduled));
                 }, interval);
             }
             LOG.info("running: a cycle every {}, endpoints on port {}", interval, endpoints.port());

@@ -8,6 +8,7 @@ import io.nodelabeller.label.LabelSet.Kind;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -21,10 +22,13 @@ import java.util.TreeSet;
  * {@link #next} returns the state for the following cycle with the labels to publish.
  *
  * <p>A label depends on the sources it was computed from ({@link Label#inputs()}: a built-in labeler's labels on its
- * own source, {@code nvidia.com/gpu.mode} on the nvidia and pci sources, a custom rule's on any source). When one of
- * them failed this cycle the label is uncertain: its last value is kept — whether this cycle left it out or gave it
- * another value — for up to {@code staleAfter} consecutive uncertain cycles, and dropped (or replaced) on the next.
- * When every input succeeded (or was switched off), this cycle's labels are taken as they are.
+ * own source, {@code nvidia.com/gpu.mode} on the nvidia and pci sources, a rule's outputs on the sources of the
+ * features the rule reads). When one of them failed this cycle the label is uncertain: its last value is kept —
+ * whether this cycle left it out or gave it another value — for up to {@code staleAfter} consecutive uncertain
+ * cycles, and dropped (or replaced) on the next. When every input succeeded (or was switched off), this cycle's
+ * labels are taken as they are, whatever other sources do. A label found on the node at start-up has an unknown
+ * origin ({@link Label#ANY_SOURCE}): it counts as depending on every source until a cycle produces it again, which
+ * gives it its inputs.
  */
 public final class Retention {
 
@@ -32,8 +36,11 @@ public final class Retention {
     record Kept(Label label, int misses) {
     }
 
-    /** The outputs to publish this cycle, the state for the next one, and which labels were only kept. */
-    public record Step(Retention next, LabelSet labels, SortedMap<String, Label> kept) {
+    /**
+     * The outputs to publish this cycle, the state for the next one, which labels were only kept, and the failed
+     * inputs they were kept for.
+     */
+    public record Step(Retention next, LabelSet labels, SortedMap<String, Label> kept, Set<String> keptFor) {
     }
 
     private final int staleAfter;
@@ -73,6 +80,14 @@ public final class Retention {
      * (an input labelling could not read, {@link LabelSet#uncertain()}, counts as a failed source).
      */
     public Step next(Collection<SourceStatus> statuses, LabelSet fresh) {
+        return next(statuses, fresh, true);
+    }
+
+    /**
+     * As {@link #next(Collection, LabelSet)}; {@code counts} false for a cycle that does not count towards
+     * {@code staleAfter} (one fired by a change between scheduled cycles): what it keeps is kept, its misses stay.
+     */
+    public Step next(Collection<SourceStatus> statuses, LabelSet fresh, boolean counts) {
         Set<String> failed = new TreeSet<>(fresh.uncertain());
         for (SourceStatus s : statuses) {
             if (!s.ok()) {
@@ -82,6 +97,7 @@ public final class Retention {
         Map<Kind, SortedMap<String, Kept>> state = new EnumMap<>(Kind.class);
         LabelSet out = fresh;
         SortedMap<String, Label> keptLabels = null;
+        Set<String> keptFor = null;
         for (Kind kind : Kind.values()) {
             if (!fresh.produces(kind)) {
                 // switched off: publishing leaves what the node has of this kind alone, and so does retention
@@ -92,26 +108,29 @@ public final class Retention {
             }
             SortedMap<String, Kept> next = new TreeMap<>();
             SortedMap<String, Label> kept = new TreeMap<>();
+            Set<String> waitedFor = new TreeSet<>();
             SortedMap<String, Label> outputs = step(previous.getOrDefault(kind, Collections.emptySortedMap()),
-                    fresh.of(kind), failed, !fresh.uncertain().isEmpty(), next, kept);
+                    fresh.of(kind), failed, fresh.uncertain(), counts, next, kept, waitedFor);
             state.put(kind, Collections.unmodifiableSortedMap(next));
             out = out.with(kind, outputs);
             if (kind == Kind.LABEL) {
                 keptLabels = kept;
+                keptFor = waitedFor;
             }
         }
         return new Step(new Retention(staleAfter, Collections.unmodifiableMap(state)), out,
-                Collections.unmodifiableSortedMap(keptLabels));
+                Collections.unmodifiableSortedMap(keptLabels), Collections.unmodifiableSet(keptFor));
     }
 
     /**
-     * {@code blind}: an input of labelling itself is unknown (the NodeFeatureRule objects before they could be read):
-     * outputs that may depend on anything are then kept without counting towards {@code staleAfter} — an agent that
-     * cannot read the objects (RBAC) must not, after a few cycles, remove what they produced.
+     * {@code unreadable}: inputs of labelling itself that are unknown this cycle (the NodeFeatureRule objects before
+     * they could be read): outputs that depend on them are kept without counting towards {@code staleAfter} — an
+     * agent that cannot read the objects (RBAC) must not, after a few cycles, remove what they produced.
      */
     private SortedMap<String, Label> step(SortedMap<String, Kept> before, SortedMap<String, Label> fresh,
-                                          Set<String> failed, boolean blind, SortedMap<String, Kept> state,
-                                          SortedMap<String, Label> kept) {
+                                          Set<String> failed, Set<String> unreadable, boolean counts,
+                                          SortedMap<String, Kept> state,
+                                          SortedMap<String, Label> kept, Set<String> keptFor) {
         SortedMap<String, Label> out = new TreeMap<>(fresh);
         fresh.forEach((k, l) -> state.put(k, new Kept(l, 0)));
         for (Map.Entry<String, Kept> e : before.entrySet()) {
@@ -120,23 +139,24 @@ public final class Retention {
             if (now != null && now.value().equals(old.label().value())) {
                 continue; // produced again, unchanged
             }
-            // left out or changed: keep the last value while an input of the output (as it was, or as it is now)
-            // failed, within staleAfter
-            boolean uncertain = uncertain(old.label(), failed) || (now != null && uncertain(now, failed));
-            if (blind && old.label().inputs().isEmpty()) {
-                state.put(e.getKey(), old);
+            // left out or changed: keep the last value while an input of the output failed — of the output as it
+            // was and as it is now, or only as it is now when it was found on the node and its origin is unknown
+            List<Label> basis = now == null ? List.of(old.label())
+                    : old.label().originUnknown() ? List.of(now) : List.of(old.label(), now);
+            boolean waiting = basis.stream().anyMatch(l -> l.dependsOnAny(unreadable));
+            if (waiting || (basis.stream().anyMatch(l -> l.dependsOnAny(failed)) && old.misses() < staleAfter)) {
+                state.put(e.getKey(), waiting || !counts ? old : new Kept(old.label(), old.misses() + 1));
                 out.put(e.getKey(), old.label());
                 kept.put(e.getKey(), old.label());
-            } else if (uncertain && old.misses() < staleAfter) {
-                state.put(e.getKey(), new Kept(old.label(), old.misses() + 1));
-                out.put(e.getKey(), old.label());
-                kept.put(e.getKey(), old.label());
+                basis.forEach(l -> keptFor.addAll(l.originUnknown() ? failed : intersection(l.inputs(), failed)));
             }
         }
         return out;
     }
 
-    private static boolean uncertain(Label label, Set<String> failed) {
-        return label.inputs().isEmpty() ? !failed.isEmpty() : label.inputs().stream().anyMatch(failed::contains);
+    private static Set<String> intersection(Set<String> a, Set<String> b) {
+        Set<String> out = new TreeSet<>(a);
+        out.retainAll(b);
+        return out;
     }
 }

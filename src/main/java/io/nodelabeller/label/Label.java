@@ -7,18 +7,24 @@ import java.util.Set;
  * ("kernel.version.full = '6.8.0-45-generic' from /proc/sys/kernel/osrelease", shown by {@code explain}) and the
  * sources whose features it was computed from.
  *
- * @param source labeler name ({@code core.labelSources}, metrics, {@code explain})
- * @param inputs the sources this label's value depends on: while one of them fails, the label's last value is kept
- *               ("never remove on uncertainty"). {@link #ANY_SOURCE} when it may depend on any source (custom
- *               rules, labels found on the node at start-up).
+ * @param source labeler name ({@code core.labelSources}, metrics, {@code explain}): a source's {@code NAME} for a
+ *               built-in labeler, {@code custom} or {@code nodefeaturerule} for a rule's output
+ * @param inputs the sources this label's value was computed from: while one of them fails, the label's last value is
+ *               kept ("never remove on uncertainty"). Exact: a built-in label's own source ({@code gpu.mode}: nvidia
+ *               and pci), a rule's output the sources of the features its rule reads; empty for a label computed
+ *               from nothing that can fail (a rule without match terms). {@link #ANY_SOURCE} only when the origin is
+ *               unknown (a label found on the node at start-up).
  */
 public record Label(String key, String value, String source, String evidence, Set<String> inputs) {
 
-    /** The inputs of a label that may depend on any source. */
-    public static final Set<String> ANY_SOURCE = Set.of();
+    /** The input name that stands for "any source" in {@link #ANY_SOURCE}; never a source's name. */
+    public static final String ANY = "*";
+
+    /** The inputs of a label whose origin is unknown: it may depend on any source. */
+    public static final Set<String> ANY_SOURCE = Set.of(ANY);
 
     public Label {
-        inputs = inputs == null ? ANY_SOURCE : Set.copyOf(inputs);
+        inputs = inputs == null || inputs.contains(ANY) ? ANY_SOURCE : Set.copyOf(inputs);
     }
 
     /** A label computed from the features of the source its labeler is named after, and nothing else. */
@@ -31,12 +37,27 @@ public record Label(String key, String value, String source, String evidence, Se
         return new Label(newKey, value, source, evidence, inputs);
     }
 
-    /**
-     * What {@code explain} and docs/labels.md show as the label's source: its inputs ("pci"; "nvidia, pci"), or the
-     * labeler's name when the label may depend on any source ("custom").
-     */
-    public String tiedTo() {
-        return inputs.isEmpty() ? source : String.join(", ", new java.util.TreeSet<>(inputs));
+    /** Whether this label's origin is unknown, so that it may depend on any source. */
+    public boolean originUnknown() {
+        return inputs.contains(ANY);
+    }
+
+    /** Whether one of {@code names} is among this label's inputs; for a label of unknown origin, whether there is one. */
+    public boolean dependsOnAny(Set<String> names) {
+        if (originUnknown()) {
+            return !names.isEmpty();
+        }
+        for (String input : inputs) {
+            if (names.contains(input)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The inputs sorted and comma-separated ("nvidia, pci"), for {@code explain} and log lines. */
+    public String inputList() {
+        return String.join(", ", new java.util.TreeSet<>(inputs));
     }
 
     /** The part of the key after the first '/' (the prefix), or the whole key when it has no prefix. */

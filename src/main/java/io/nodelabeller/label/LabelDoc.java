@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  *
  * @param key         the full key; {@code <...>} parts are placeholders ({@code <FLAG>}, {@code <fields>},
  *                    {@code <profile>}...) that stand for any run of label-key characters
- * @param source      the source(s) the label is tied to, as {@link Label#tiedTo()} gives them
+ * @param source      what {@code explain} shows as the label's source: the source(s) a built-in label is computed
+ *                    from ({@link Label#inputs()}), or the rule labeler's name
  * @param from        the host file(s), NVML call or config key the value comes from
  * @param example     one concrete {@code key=value} this label can take
  * @param description when the label is there and what its value means

@@ -128,6 +128,53 @@ class CustomRulesCliTest {
                 """, r.out());
     }
 
+    /**
+     * Each rule output names the sources it waits for: those of the features its terms read and its values copy, all
+     * the rules before it for a term on rule.matched (NFD's built-in rdma rules, on pci and kernel, come first), and
+     * none for a rule without match terms.
+     */
+    @Test
+    void explainShowsWhatEachRuleOutputWaitsFor() throws Exception {
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, """
+                core:
+                  customRulesDir: ""
+                sources:
+                  custom:
+                    - name: copies a local feature
+                      labels: {asset: "@local.feature.asset-tag"}
+                      matchFeatures:
+                        - feature: system.osrelease
+                          matchExpressions: {ID: {op: Exists}}
+                    - name: always
+                      labels: {always: "yes"}
+                    - name: after
+                      labels: {after: "yes"}
+                      matchFeatures:
+                        - feature: rule.matched
+                          matchExpressions: {always: {op: In, value: ["yes"]}}
+                """);
+        CliTest.Result r = CliTest.run("explain", "--config", cfg.toString(), "--sources", "system,local,pci,kernel",
+                "--host-root", Hosts.root("gpu-server").toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> out = r.out().lines().toList();
+        assertEquals(List.of("    source: custom", "    waits for: local, system"), shownUnder(out, "feature.node.kubernetes.io/asset=INV-004211"));
+        assertEquals(List.of("    source: custom", "    waits for: no source (its rule reads no feature)"),
+                shownUnder(out, "feature.node.kubernetes.io/always=yes"));
+        assertEquals(List.of("    source: custom", "    waits for: kernel, local, pci, system"),
+                shownUnder(out, "feature.node.kubernetes.io/after=yes"));
+        List<String> builtIn = shownUnder(out, "example.com/rack=r12-u07");
+        assertEquals("    source: local", builtIn.get(0), "a built-in label shows the source it is computed from");
+        assertTrue(builtIn.get(1).startsWith("    facts:  "), builtIn.toString());
+    }
+
+    /** The two lines under {@code head} in explain's output. */
+    private static List<String> shownUnder(List<String> out, String head) {
+        int i = out.indexOf(head);
+        assertTrue(i >= 0, head + " not in " + String.join("\n", out));
+        return out.subList(i + 1, i + 3);
+    }
+
     @Test
     void explainOnTheHostileTreeShowsDroppedLabelsAndWarnings() {
         CliTest.Result r = CliTest.run("explain", "--sources", "local", "--host-root", Hosts.root("hostile").toString());

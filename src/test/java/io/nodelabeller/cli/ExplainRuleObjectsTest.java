@@ -57,8 +57,10 @@ class ExplainRuleObjectsTest {
         int label = out.indexOf("vendor.io/gpu-node=true");
         assertTrue(label >= 0, r.out());
         assertEquals("    source: nodefeaturerule", out.get(label + 1));
-        assertTrue(out.get(label + 2).startsWith("    facts:  NodeFeatureRule gpu-policy, rule 'dedicated gpu nodes': system.osrelease"),
-                out.get(label + 2));
+        // what retention waits for: the source its rule reads, and the objects themselves
+        assertEquals("    waits for: nodefeaturerules, system", out.get(label + 2));
+        assertTrue(out.get(label + 3).startsWith("    facts:  NodeFeatureRule gpu-policy, rule 'dedicated gpu nodes': system.osrelease"),
+                out.get(label + 3));
         // annotations take values as written (nfd-master resolves @ only in labels and extended resources)
         assertTrue(out.contains("annotation vendor.io/os=@system.osrelease.ID"), r.out());
         assertTrue(out.contains("taint vendor.io/dedicated=gpu:NoSchedule"), r.out());

@@ -13,6 +13,8 @@ import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -31,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -196,6 +199,154 @@ class LiveReloadTest {
         awaitLabels(l -> "2".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
         ConfigMapVolume.write(dp, "default", "version: v1\n", "ts4", timeSlicing(4), "ts2", timeSlicing(3));
         awaitLabels(l -> "3".equals(l.get("nvidia.com/gpu.replicas")), 20, log);
+    }
+
+    /** How each change of {@link #everyChangeReachesTheNodeAtOnceWhileASourceFails} must reach the node. */
+    private static final long AT_ONCE_MS = 2500;
+
+    /** A GPU node whose driver goes away (NVML: driver not loaded), or a VM whose memory source cannot read anything. */
+    enum Failing { NVIDIA, MEMORY }
+
+    /** The config of the failing-host scenario: rules on system, on a features.d value, and on NVML's GPUs. */
+    private static String failingHostConfig(int port, Path customD, String release) {
+        return """
+                core: {sleepInterval: 60s, customRulesDir: "%s"}
+                daemon: {port: %d}
+                sources:
+                  custom:
+                    - name: release
+                      labels: {reload-a: "%s"}
+                      matchFeatures:
+                        - feature: system.osrelease
+                          matchExpressions: {ID: {op: Exists}}
+                    - name: copies a features.d value
+                      labels: {copied: "@local.label.x"}
+                      matchFeatures:
+                        - feature: local.label
+                          matchExpressions: {x: {op: Exists}}
+                    - name: on the GPUs
+                      labels: {gpu-rule: "a100"}
+                      matchFeatures:
+                        - feature: nvidia.gpu
+                          matchExpressions: {name: {op: InRegexp, value: ["A100"]}}
+                """.formatted(customD, port, release);
+    }
+
+    /**
+     * Nodes where a source fails are common: a GPU node whose driver is being upgraded (NVML answers "driver not
+     * loaded": the nvidia source fails), a VM whose kernel has no NUMA, swap or huge pages (the memory source fails).
+     * There, every change an operator makes — the config in its ConfigMap, a custom.d file added and removed, an
+     * invalid config then a valid one, the device plugin's config, a features.d value a rule copies — reaches the node
+     * within {@link #AT_ONCE_MS} at a 60 s interval, because a rule's labels wait only for the sources their rule
+     * reads. What reads the failing source keeps its last value.
+     */
+    @ParameterizedTest
+    @EnumSource(Failing.class)
+    void everyChangeReachesTheNodeAtOnceWhileASourceFails(Failing failing) throws Exception {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        int port = freePort();
+        Path root = Hosts.copy("gpu-server", tmp.resolve("host"));
+        Path featuresD = root.resolve("etc/kubernetes/node-feature-discovery/features.d");
+        Files.writeString(featuresD.resolve("vendor"), "x=1\n");
+        if (failing == Failing.MEMORY) {
+            // a kernel built without CONFIG_NUMA, CONFIG_SWAP and CONFIG_HUGETLBFS (a minimal microVM guest kernel)
+            // has none of these; the memory source then fails rather than report a node without memory features
+            for (String gone : List.of("sys/bus/node", "proc/swaps", "sys/kernel/mm/hugepages")) {
+                deleteTree(root.resolve(gone));
+            }
+        }
+        Path nvmlDir = tmp.resolve("lib");
+        FakeNvml working = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb());
+        Path lib = working.install(nvmlDir);
+        Path cm = tmp.resolve("config");
+        Path customD = tmp.resolve("custom.d");
+        Path dp = tmp.resolve("device-plugin");
+        ConfigMapVolume.write(cm, "nfd.conf", failingHostConfig(port, customD, "v1"));
+        ConfigMapVolume.write(customD, "base.yaml", "- name: base\n  labels: {base: \"yes\"}\n");
+        ConfigMapVolume.write(dp, "config.yaml", timeSlicing(4));
+        startRun("--config", cm.resolve("nfd.conf").toString(), "--host-root", root.toString(),
+                "--nvml-library", lib.toString(), "--device-plugin-config", dp.resolve("config.yaml").toString());
+        awaitLabels(l -> "v1".equals(l.get(PREFIX + "reload-a")) && "1".equals(l.get(PREFIX + "copied"))
+                && "4".equals(l.get("nvidia.com/gpu.replicas")) && "a100".equals(l.get(PREFIX + "gpu-rule")), 30, log);
+
+        if (failing == Failing.NVIDIA) {
+            // the driver goes away (a GPU Operator driver upgrade): NVML_ERROR_DRIVER_NOT_LOADED from nvmlInit_v2
+            FakeNvml.nvml().rc("nvmlInit_v2", 9).writeConfig(nvmlDir);
+        }
+        Files.writeString(featuresD.resolve("vendor"), "x=2\n");
+        timed("a features.d value a rule copies", l -> "2".equals(l.get(PREFIX + "copied")));
+        if (failing == Failing.NVIDIA) {
+            awaitMetric(port, "node_labeller_nvml_up 0.0", log);
+        } else {
+            assertTrue(metrics(port).contains("node_labeller_source_errors_total{source=\"memory\"}"), metrics(port));
+        }
+
+        ConfigMapVolume.write(cm, "nfd.conf", failingHostConfig(port, customD, "v2"));
+        timed("a config value", l -> "v2".equals(l.get(PREFIX + "reload-a")));
+
+        ConfigMapVolume.write(customD, "base.yaml", "- name: base\n  labels: {base: \"yes\"}\n",
+                "team.yaml", "- name: team\n  labels: {team-rule: \"yes\"}\n");
+        timed("a custom.d file added", l -> "yes".equals(l.get(PREFIX + "team-rule")));
+        ConfigMapVolume.write(customD, "base.yaml", "- name: base\n  labels: {base: \"yes\"}\n");
+        timed("a custom.d file removed", l -> !l.containsKey(PREFIX + "team-rule") && l.containsKey(PREFIX + "base"));
+
+        ConfigMapVolume.write(cm, "nfd.conf", "core: {sleepInterval: soon}\n");
+        awaitMetric(port, "node_labeller_config_reload_failing 1.0", log);
+        ConfigMapVolume.write(cm, "nfd.conf", failingHostConfig(port, customD, "v3"));
+        timed("a valid config after an invalid one", l -> "v3".equals(l.get(PREFIX + "reload-a")));
+
+        ConfigMapVolume.write(dp, "config.yaml", timeSlicing(2));
+        if (failing == Failing.MEMORY) {
+            timed("the device plugin's config", l -> "2".equals(l.get("nvidia.com/gpu.replicas")));
+        } else {
+            // what reads NVML waits for it: the replicas label and the rule on the GPUs keep their last values
+            awaitLog("config reloaded", 2);
+            Files.writeString(featuresD.resolve("vendor"), "x=3\n");
+            timed("a features.d value a rule copies", l -> "3".equals(l.get(PREFIX + "copied")));
+            Map<String, String> labels = labels();
+            assertEquals("4", labels.get("nvidia.com/gpu.replicas"), "nvidia failed: the last value is kept");
+            assertEquals("a100", labels.get(PREFIX + "gpu-rule"), "its rule reads nvidia, which failed");
+            assertEquals("NVIDIA-A100-SXM4-80GB-SHARED", labels.get("nvidia.com/gpu.product"));
+            // the driver is back: the next cycle (here fired by a features.d change) takes the new config
+            working.writeConfig(nvmlDir);
+            Files.writeString(featuresD.resolve("vendor"), "x=4\n");
+            timed("the device plugin's config, once NVML answers", l -> "2".equals(l.get("nvidia.com/gpu.replicas")));
+            assertEquals("a100", labels().get(PREFIX + "gpu-rule"));
+        }
+        String out = Files.readString(log);
+        assertEquals(List.of(), out.lines().filter(l -> l.contains("ERROR") && !l.contains(" ERROR LiveConfig: config "))
+                .toList(), "the only error is the invalid config's: " + out);
+        assertFalse(out.contains("\tat "), "no stack trace: " + out);
+        if (failing == Failing.NVIDIA) {
+            assertTrue(count(out, "keeping ") >= 1 && count(out, "keeping ") <= 3,
+                    "kept labels logged when the kept set changes, not every cycle: " + out);
+        }
+    }
+
+    /** Waits for {@code p} and fails when it took longer than {@link #AT_ONCE_MS}. */
+    private void timed(String what, Predicate<Map<String, String>> p) throws Exception {
+        long ms = awaitLabels(p, 20, log);
+        System.out.printf("%s on the node after %d ms%n", what, ms);
+        assertTrue(ms <= AT_ONCE_MS, what + " took " + ms + " ms: " + labels() + "\n" + Files.readString(log));
+    }
+
+    /** Waits until {@code part} is in the log {@code times} times. */
+    private void awaitLog(String part, int times) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (count(Files.readString(log), part) < times) {
+            if (System.nanoTime() > end) {
+                fail("'" + part + "' not " + times + " times in\n" + Files.readString(log));
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        try (java.util.stream.Stream<Path> tree = Files.walk(p)) {
+            for (Path x : tree.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(x);
+            }
+        }
     }
 
     private void setNodeLabel(String key, String value) {

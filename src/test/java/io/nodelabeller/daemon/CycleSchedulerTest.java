@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CycleSchedulerTest {
 
     /** Counts concurrent runs; the first run blocks until released. */
-    static final class SlowTask implements Runnable {
+    static final class SlowTask implements CycleScheduler.Body {
+        final List<Boolean> scheduled = new java.util.concurrent.CopyOnWriteArrayList<>();
         final AtomicInteger running = new AtomicInteger();
         final AtomicInteger maxRunning = new AtomicInteger();
         final CountDownLatch firstEntered = new CountDownLatch(1);
@@ -27,7 +28,8 @@ class CycleSchedulerTest {
         final AtomicBoolean interrupted = new AtomicBoolean();
 
         @Override
-        public void run() {
+        public void run(boolean isScheduled) {
+            scheduled.add(isScheduled);
             maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
             try {
                 firstEntered.countDown();
@@ -61,20 +63,26 @@ class CycleSchedulerTest {
             assertTrue(task.done.tryAcquire(3, 60, TimeUnit.SECONDS), "the waiting cycles ran afterwards");
         }
         assertEquals(1, task.maxRunning.get());
+        assertEquals(List.of(true, false, false), task.scheduled, "the first cycle is scheduled, those fired by hand are not");
     }
 
     @Test
     void eachCycleSchedulesTheNext() throws Exception {
         Semaphore runs = new Semaphore(0);
-        try (CycleScheduler s = CycleScheduler.start(runs::release, Duration.ofMillis(20))) {
+        List<Boolean> flags = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (CycleScheduler s = CycleScheduler.start(scheduled -> {
+            flags.add(scheduled);
+            runs.release();
+        }, Duration.ofMillis(20))) {
             assertTrue(runs.tryAcquire(4, 60, TimeUnit.SECONDS), "cycles keep coming");
         }
+        assertTrue(flags.stream().allMatch(f -> f), "each one scheduled: " + flags);
     }
 
     @Test
     void aThrowingCycleDoesNotStopTheSchedule() throws Exception {
         Semaphore runs = new Semaphore(0);
-        try (CycleScheduler s = CycleScheduler.start(() -> {
+        try (CycleScheduler s = CycleScheduler.start(scheduled -> {
             runs.release();
             throw new IllegalStateException("bug");
         }, Duration.ofMillis(20))) {

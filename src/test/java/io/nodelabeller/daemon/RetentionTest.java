@@ -6,6 +6,7 @@ import io.nodelabeller.label.LabelSet;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +23,14 @@ class RetentionTest {
 
     private static final List<String> SOURCES = List.of("pci", "kernel", "cpu", "nvidia");
 
-    /** A label of a built-in labeler (depends on its own source), or of custom rules (depend on any source). */
+    /** A label of a built-in labeler: it depends on its own source. */
     private static Label label(String source, String key, String value) {
-        return source.equals("custom") ? new Label(key, value, source, "test", Label.ANY_SOURCE)
-                : Label.of(key, value, source, "test");
+        return Label.of(key, value, source, "test");
+    }
+
+    /** An output of a custom rule that reads the features of {@code inputs}. */
+    private static Label rule(String key, String value, String... inputs) {
+        return new Label(key, value, "custom", "test", Set.of(inputs));
     }
 
     private static LabelSet set(Label... labels) {
@@ -47,7 +52,7 @@ class RetentionTest {
 
     private static final Label PCI = label("pci", "feature.node.kubernetes.io/pci-0300_10de.present", "true");
     private static final Label KERNEL = label("kernel", "feature.node.kubernetes.io/kernel-version.major", "6");
-    private static final Label RULE = label("custom", "feature.node.kubernetes.io/my-rule", "true");
+    private static final Label RULE = rule("feature.node.kubernetes.io/my-rule", "true", "cpu", "kernel");
 
     @Test
     void failedSourceKeepsItsLabelsForStaleAfterCyclesThenLosesThem() {
@@ -63,6 +68,23 @@ class RetentionTest {
         assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "4th failed cycle: stale");
         s = s.next().next(statuses("pci"), set(KERNEL));
         assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "gone labels do not come back while it fails");
+    }
+
+    /** Cycles fired between scheduled ones (a reloaded config, a changed file) keep what they keep without counting. */
+    @Test
+    void cyclesThatDoNotCountKeepWithoutUsingUpStaleAfter() {
+        Retention.Step s = Retention.initial(2).next(statuses(), set(PCI, KERNEL));
+        for (int fired = 0; fired < 10; fired++) {
+            s = s.next().next(statuses("pci"), set(KERNEL), false);
+            assertEquals(set(PCI, KERNEL).asMap(), s.labels().asMap(), "fired cycle " + fired);
+        }
+        s = s.next().next(statuses("pci"), set(KERNEL), true);
+        s = s.next().next(statuses("pci"), set(KERNEL), true);
+        assertEquals(set(PCI, KERNEL).asMap(), s.labels().asMap(), "two scheduled cycles: still within staleAfter 2");
+        s = s.next().next(statuses("pci"), set(KERNEL), true);
+        assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "the third scheduled one: stale");
+        assertEquals(set(KERNEL).asMap(), Retention.initial(2).next(statuses(), set(PCI, KERNEL)).next()
+                .next(statuses(), set(KERNEL), false).labels().asMap(), "nothing failed: it follows at once all the same");
     }
 
     @Test
@@ -98,17 +120,60 @@ class RetentionTest {
     }
 
     @Test
-    void labelsOfLabelersReadingManySourcesAreKeptWhileAnySourceFails() {
+    void aRuleOutputIsKeptWhileASourceItsRuleReadsFailsAndOnlyThen() {
         Retention.Step s = Retention.initial(2).next(statuses(), set(RULE, KERNEL));
         s = s.next().next(statuses("cpu"), set(KERNEL));
         assertEquals(set(RULE, KERNEL).asMap(), s.labels().asMap(), "the rule may have missed cpu features");
-        s = s.next().next(statuses("nvidia"), set(KERNEL));
+        assertEquals(Set.of("cpu"), s.keptFor());
+        s = s.next().next(statuses("cpu", "nvidia"), set(KERNEL));
         assertEquals(set(RULE, KERNEL).asMap(), s.labels().asMap());
-        s = s.next().next(statuses("nvidia"), set(KERNEL));
+        assertEquals(Set.of("cpu"), s.keptFor(), "nvidia failing too is not what the rule waits for");
+        s = s.next().next(statuses("cpu"), set(KERNEL));
         assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "third uncertain cycle with staleAfter 2");
 
-        s = Retention.initial(2).next(statuses(), set(RULE)).next().next(statuses(), set());
-        assertEquals(Map.of(), s.labels().asMap(), "every source succeeded: the rule no longer matches");
+        s = Retention.initial(2).next(statuses(), set(RULE)).next().next(statuses("nvidia", "pci"), set());
+        assertEquals(Map.of(), s.labels().asMap(), "the rule reads neither nvidia nor pci: it no longer matches");
+        assertEquals(Set.of(), s.keptFor());
+    }
+
+    /**
+     * The reproduction of a config change on a GPU node whose driver is not loaded: a rule on the OS release changes
+     * its value while nvidia fails, and the node gets the new value in the same cycle; a rule on nvidia features
+     * keeps its last one.
+     */
+    @Test
+    void aRuleOutputWhoseInputsSucceededFollowsAtOnceWhileAnotherSourceFails() {
+        Label v1 = rule("feature.node.kubernetes.io/reload-a", "v1", "system");
+        Label v2 = rule("feature.node.kubernetes.io/reload-a", "v2", "system");
+        Label gpu = rule("feature.node.kubernetes.io/gpu-rule", "a100", "nvidia");
+        Label gpuOther = rule("feature.node.kubernetes.io/gpu-rule", "unknown", "nvidia");
+        Retention.Step s = Retention.initial(3).next(statuses(), set(v1, gpu));
+        s = s.next().next(statuses("nvidia"), set(v2, gpuOther));
+        assertEquals(Map.of(v2.key(), "v2", gpu.key(), "a100"), s.labels().asMap());
+        assertEquals(List.of(gpu.key()), List.copyOf(s.kept().keySet()));
+        s = s.next().next(statuses("nvidia"), set());
+        assertEquals(Map.of(gpu.key(), "a100"), s.labels().asMap(), "the rule on system was removed from the config: gone");
+
+        Label always = rule("feature.node.kubernetes.io/always", "yes");
+        s = Retention.initial(3).next(statuses(), set(always)).next().next(statuses("pci", "kernel", "cpu", "nvidia"), set());
+        assertEquals(Map.of(), s.labels().asMap(), "a rule that reads no feature waits for no source");
+    }
+
+    /**
+     * A label found on the node at start-up has no known origin: it waits for every source while no cycle produced it,
+     * and for the inputs of the output that produces it from the first cycle that does.
+     */
+    @Test
+    void aLabelFoundAtStartTakesTheInputsOfWhatProducesItNow() {
+        Label v2 = rule("feature.node.kubernetes.io/reload-a", "v2", "system");
+        Retention r = Retention.initial(3).withPrevious(LabelSet.Kind.LABEL, Map.of(v2.key(), "v1", "x/unknown", "1"));
+        Retention.Step s = r.next(statuses("nvidia"), set(v2));
+        assertEquals(Map.of(v2.key(), "v2", "x/unknown", "1"), s.labels().asMap(),
+                "produced from system, which works: the new value; not produced: kept while a source fails");
+        assertEquals(Set.of("nvidia"), s.keptFor());
+        Label gpu = rule("feature.node.kubernetes.io/gpu-rule", "unknown", "nvidia");
+        s = Retention.initial(3).withPrevious(LabelSet.Kind.LABEL, Map.of(gpu.key(), "a100")).next(statuses("nvidia"), set(gpu));
+        assertEquals(Map.of(gpu.key(), "a100"), s.labels().asMap(), "produced from nvidia, which failed: the last value");
     }
 
     @Test
@@ -162,13 +227,15 @@ class RetentionTest {
     /**
      * Random histories checked against the rule, written out as a model of one key at a time: a label produced with
      * the value last published is published; otherwise (left out or changed) the last published value stays while
-     * an input of the old or new label failed and it has been kept fewer than staleAfter cycles; otherwise the
-     * produced label (if any) is published.
+     * an input of the old or new label failed (of the new one alone when the old one was found on the node at a
+     * restart, with no known origin) and it has been kept fewer than staleAfter cycles; otherwise the produced label
+     * (if any) is published. Rules read random sets of sources, none included.
      */
     @Test
     void randomHistoriesFollowTheRule() {
         Random random = new Random(20261122L);
         List<String> labelers = List.of("pci", "kernel", "cpu", "nvidia", "custom");
+        List<String> inputsOfRules = new ArrayList<>(SOURCES);
         for (int run = 0; run < 300; run++) {
             int staleAfter = random.nextInt(5);
             int cycles = 1 + random.nextInt(25);
@@ -176,6 +243,21 @@ class RetentionTest {
             Map<String, String> published = new TreeMap<>();
             Map<String, Integer> misses = new HashMap<>();
             Map<String, Label> last = new HashMap<>();
+            if (random.nextBoolean()) { // a restart: labels of unknown origin on the node
+                for (String labeler : labelers) {
+                    if (random.nextBoolean()) {
+                        published.put("x/" + labeler + random.nextInt(3), "v" + random.nextInt(2));
+                    }
+                }
+                r = r.withPrevious(LabelSet.Kind.LABEL, published);
+                published.forEach((k, v) -> last.put(k, new Label(k, v, null, "found", Label.ANY_SOURCE)));
+            }
+            // each custom key is one rule, reading a fixed random set of sources (possibly none)
+            Map<String, Set<String>> ruleInputs = new HashMap<>();
+            for (int k = 0; k < 3; k++) {
+                Collections.shuffle(inputsOfRules, random);
+                ruleInputs.put("x/custom" + k, Set.copyOf(inputsOfRules.subList(0, random.nextInt(3))));
+            }
             for (int t = 0; t < cycles; t++) {
                 List<String> failed = new ArrayList<>();
                 for (String s : SOURCES) {
@@ -189,8 +271,12 @@ class RetentionTest {
                         continue; // a failed source's labeler has no features to label
                     }
                     for (int k = 0; k < 3; k++) {
+                        String key = "x/" + labeler + k;
                         if (random.nextBoolean()) {
-                            Label l = label(labeler, "x/" + labeler + k, "v" + random.nextInt(2));
+                            String value = "v" + random.nextInt(2);
+                            Label l = labeler.equals("custom")
+                                    ? rule(key, value, ruleInputs.get(key).toArray(String[]::new))
+                                    : label(labeler, key, value);
                             now.put(l.key(), l);
                         }
                     }
@@ -201,8 +287,11 @@ class RetentionTest {
                 for (String key : keys) {
                     Label fresh = now.get(key);
                     String old = published.get(key);
-                    if (old != null && (fresh == null || !fresh.value().equals(old))
-                            && (uncertain(last.get(key), failed) || (fresh != null && uncertain(fresh, failed)))
+                    Label before = last.get(key);
+                    boolean uncertain = old != null && (fresh == null ? uncertain(before, failed)
+                            : before.originUnknown() ? uncertain(fresh, failed)
+                            : uncertain(before, failed) || uncertain(fresh, failed));
+                    if (old != null && (fresh == null || !fresh.value().equals(old)) && uncertain
                             && misses.getOrDefault(key, 0) < staleAfter) {
                         expected.put(key, old);
                         misses.merge(key, 1, Integer::sum);
@@ -223,8 +312,9 @@ class RetentionTest {
         }
     }
 
+    /** The rule, written out: a label of unknown origin waits for any source, the others for their inputs. */
     private static boolean uncertain(Label l, List<String> failed) {
-        return l.inputs().isEmpty() ? !failed.isEmpty() : l.inputs().stream().anyMatch(failed::contains);
+        return l.inputs().equals(Label.ANY_SOURCE) ? !failed.isEmpty() : l.inputs().stream().anyMatch(failed::contains);
     }
 
     /**
@@ -250,7 +340,7 @@ class RetentionTest {
         assertEquals(Map.of("vendor.io/widgets", "4"), s.labels().asMap(LabelSet.Kind.EXTENDED_RESOURCE));
 
         SortedMap<String, Label> annotations = new TreeMap<>(Map.of("vendor.io/owner",
-                new Label("vendor.io/owner", "team-b", "nodefeaturerule", "test", Label.ANY_SOURCE)));
+                new Label("vendor.io/owner", "team-b", "nodefeaturerule", "test", Set.of("nodefeaturerules", "system"))));
         Map<LabelSet.Kind, SortedMap<String, Label>> some = new java.util.EnumMap<>(none);
         some.put(LabelSet.Kind.ANNOTATION, annotations);
         LabelSet known = new LabelSet(new TreeMap<>(), List.of(), some, java.util.Set.of());

@@ -25,6 +25,27 @@ public final class Hosts {
         }
     }
 
+    /**
+     * A copy of fake host {@code name} at {@code target} (links copied as links), for tests that change host files
+     * while the agent runs, or take some away.
+     */
+    public static Path copy(String name, Path target) throws java.io.IOException {
+        Path from = root(name);
+        try (java.util.stream.Stream<Path> tree = Files.walk(from)) {
+            for (Path p : tree.toList()) {
+                Path to = target.resolve(from.relativize(p).toString());
+                if (Files.isSymbolicLink(p)) {
+                    Files.createSymbolicLink(to, Files.readSymbolicLink(p));
+                } else if (Files.isDirectory(p)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(p, to);
+                }
+            }
+        }
+        return target;
+    }
+
     public static HostFs fs(String name) {
         return new HostFs(root(name));
     }

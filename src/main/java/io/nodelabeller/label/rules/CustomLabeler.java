@@ -62,6 +62,6 @@ public final class CustomLabeler implements Labeler {
     public Produced produce(Features features) {
         RuleEngine.Result result = RuleEngine.run(rules, features);
         result.warnings().forEach(w -> LOG.warn("custom rules: {}", w));
-        return RuleEngine.produced(result, NAME, RuleEngine.Output::evidence, Set.of());
+        return RuleEngine.produced(result, NAME, RuleEngine.Output::evidence, Set.of(), Set.of());
     }
 }

@@ -60,6 +60,6 @@ public final class NodeFeatureRuleLabeler implements Labeler {
         RuleEngine.Result result = RuleEngine.runAsMaster(rules, features);
         problems.report(result.warnings());
         return RuleEngine.produced(result, NAME, o -> "NodeFeatureRule " + objectOf.get(o.index()) + ", " + o.evidence(),
-                view.known() ? Set.of() : Set.of(RuleObjects.INPUT));
+                Set.of(RuleObjects.INPUT), view.known() ? Set.of() : Set.of(RuleObjects.INPUT));
     }
 }

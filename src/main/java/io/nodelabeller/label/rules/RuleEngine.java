@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -37,11 +38,19 @@ public final class RuleEngine {
 
     /**
      * The outputs of one matched rule, with the facts that made it match. {@code index}: the rule's place in the
-     * list run; {@code taints}: {@code key:effect} → value.
+     * list run; {@code taints}: {@code key:effect} → value; {@code inputs}: the sources its outputs are computed from
+     * ({@link #inputs}).
      */
     public record Output(int index, String rule, Map<String, String> labels, Map<String, String> vars,
                          Map<String, String> annotations, Map<String, String> taints,
-                         Map<String, String> extendedResources, String evidence) {
+                         Map<String, String> extendedResources, String evidence, Set<String> inputs) {
+        public Output {
+            inputs = Set.copyOf(inputs);
+        }
+
+        Output withInputs(Set<String> all) {
+            return new Output(index, rule, labels, vars, annotations, taints, extendedResources, evidence, all);
+        }
     }
 
     /** Everything a run produced. */
@@ -62,6 +71,7 @@ public final class RuleEngine {
     }
 
     private static Result run(List<Rule> rules, Features features, boolean resolveEach) {
+        List<Set<String>> inputs = inputs(rules, resolveEach);
         SortedMap<String, String> matched = new TreeMap<>();
         Features current = withBackrefs(features, matched);
         List<Output> outputs = new ArrayList<>();
@@ -71,6 +81,7 @@ public final class RuleEngine {
             try {
                 Output out = evaluate(i, rule, current, resolveEach ? warnings : null);
                 if (out != null) {
+                    out = out.withInputs(inputs.get(i));
                     outputs.add(out);
                     matched.putAll(out.labels());
                     matched.putAll(out.vars());
@@ -85,7 +96,8 @@ public final class RuleEngine {
             for (Output o : outputs) {
                 resolved.add(new Output(o.index(), o.rule(), resolve(o.rule(), "label", o.labels(), current, warnings),
                         o.vars(), o.annotations(), o.taints(),
-                        resolve(o.rule(), "extended resource", o.extendedResources(), current, warnings), o.evidence()));
+                        resolve(o.rule(), "extended resource", o.extendedResources(), current, warnings), o.evidence(),
+                        o.inputs()));
             }
             outputs = resolved;
         }
@@ -93,20 +105,79 @@ public final class RuleEngine {
     }
 
     /**
-     * The outputs of a run as a labeler's: every kind, each tagged {@code source} and its rule's evidence. A rule may
-     * read any source's features (and {@code rule.matched}): its outputs depend on every source.
+     * The sources each rule's outputs are computed from, by the rule's place in {@code rules}, as NFD evaluates them:
+     * the domain of every feature its {@code matchFeatures} and {@code matchAny} terms name ({@code pci.device} →
+     * pci) and of every {@code @domain.feature.element} its label and extended resource values copy; a term on
+     * {@code rule.matched} (or a copy from it) adds the inputs of every rule whose results it can see — the rules
+     * before it, or with {@code resolveEach} false every rule for a copy, which nfd-master resolves after the last
+     * rule. A rule with no match terms and no copies depends on nothing. Whether a rule matches changes nothing here:
+     * a rule that did not match because its source failed is exactly what a later rule may have missed.
+     */
+    static List<Set<String>> inputs(List<Rule> rules, boolean resolveEach) {
+        List<Set<String>> out = new ArrayList<>();
+        List<Boolean> copiesBackrefs = new ArrayList<>();
+        Set<String> earlier = new TreeSet<>();
+        for (Rule rule : rules) {
+            Set<String> in = new TreeSet<>();
+            List<String> features = new ArrayList<>();
+            rule.matchAny().forEach(alternative -> alternative.forEach(t -> features.add(t.feature())));
+            rule.matchFeatures().forEach(t -> features.add(t.feature()));
+            boolean copies = false;
+            for (Map<String, String> values : List.of(rule.labels(), rule.extendedResources())) {
+                for (String v : values.values()) {
+                    if (v.startsWith("@")) {
+                        features.add(v.substring(1));
+                        copies |= domain(v.substring(1)).equals(BACKREF_DOMAIN);
+                    }
+                }
+            }
+            for (String feature : features) {
+                String domain = domain(feature);
+                if (domain.equals(BACKREF_DOMAIN)) {
+                    in.addAll(earlier);
+                } else {
+                    in.add(domain);
+                }
+            }
+            out.add(in);
+            copiesBackrefs.add(copies);
+            earlier.addAll(in);
+        }
+        if (!resolveEach) {
+            for (int i = 0; i < out.size(); i++) {
+                if (copiesBackrefs.get(i)) {
+                    out.get(i).addAll(earlier);
+                }
+            }
+        }
+        return out.stream().map(Set::copyOf).toList();
+    }
+
+    private static final String BACKREF_DOMAIN = BACKREF.substring(0, BACKREF.indexOf('.'));
+
+    /** The part of a feature name before its first dot, in lower case (NFD finds features case-insensitively). */
+    private static String domain(String feature) {
+        int dot = feature.indexOf('.');
+        return (dot < 0 ? feature : feature.substring(0, dot)).toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * The outputs of a run as a labeler's: every kind, each tagged {@code source}, its rule's evidence and its rule's
+     * {@link Output#inputs()}, plus {@code alsoInputs} (what the rules themselves come from, when that can be unknown).
      */
     static Labeler.Produced produced(Result result, String source, Function<Output, String> evidence,
-                                     Set<String> uncertain) {
+                                     Set<String> alsoInputs, Set<String> uncertain) {
         List<Label> labels = new ArrayList<>();
         Map<Kind, List<Label>> others = new EnumMap<>(Kind.class);
         for (Output o : result.outputs()) {
             String why = evidence.apply(o);
-            o.labels().forEach((k, v) -> labels.add(new Label(k, v, source, why, Label.ANY_SOURCE)));
+            Set<String> inputs = new TreeSet<>(o.inputs());
+            inputs.addAll(alsoInputs);
+            o.labels().forEach((k, v) -> labels.add(new Label(k, v, source, why, inputs)));
             Map<Kind, Map<String, String>> byKind = Map.of(Kind.ANNOTATION, o.annotations(), Kind.TAINT, o.taints(),
                     Kind.EXTENDED_RESOURCE, o.extendedResources());
             byKind.forEach((kind, values) -> values.forEach((k, v) -> others.computeIfAbsent(kind, x -> new ArrayList<>())
-                    .add(new Label(k, v, source, why, Label.ANY_SOURCE))));
+                    .add(new Label(k, v, source, why, inputs))));
         }
         return new Labeler.Produced(labels, others, uncertain);
     }
@@ -168,7 +239,7 @@ public final class RuleEngine {
         }
         return new Output(index, rule.name(), Collections.unmodifiableMap(labels), Collections.unmodifiableMap(vars),
                 rule.annotations(), Collections.unmodifiableMap(taints), ers,
-                "rule '" + rule.name() + "': " + String.join("; ", facts));
+                "rule '" + rule.name() + "': " + String.join("; ", facts), Set.of());
     }
 
     /** {@code values} with every {@code @domain.feature.element} replaced; one that names no attribute is left out. */

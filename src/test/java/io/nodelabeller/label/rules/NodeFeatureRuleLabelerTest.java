@@ -59,6 +59,9 @@ class NodeFeatureRuleLabelerTest {
         assertEquals("6", p.others().get(Kind.EXTENDED_RESOURCE).get(0).value());
         assertTrue(p.labels().get(0).evidence().startsWith("NodeFeatureRule a, rule 'a refers forward'"), p.labels().get(0).evidence());
         assertEquals(Set.of(), p.uncertain());
+        // every output waits for the objects themselves and for the sources its rule reads
+        assertEquals(Set.of(RuleObjects.INPUT, "kernel"), p.labels().get(0).inputs());
+        assertEquals(Set.of(RuleObjects.INPUT, "kernel"), p.others().get(Kind.EXTENDED_RESOURCE).get(0).inputs());
     }
 
     @Test

@@ -496,4 +496,62 @@ class RuleEngineTest {
         assertTrue(r.warnings().isEmpty(), r.warnings().toString());
         assertEquals(Map.of("rdma.capable", "true", "ib-node", "true"), labels(r));
     }
+
+    // --- what a rule's outputs wait for -------------------------------------------------------------------------
+
+    private static final String CHAIN = """
+            - name: nothing
+              labels: {always: "yes"}
+            - name: on pci, copies from local
+              labels: {copy: "@local.feature.asset-tag"}
+              matchAny:
+                - matchFeatures: [{feature: PCI.device, matchExpressions: {vendor: {op: In, value: ["10de"]}}}]
+            - name: on kernel
+              vars: {k: "1"}
+              matchFeatures: [{feature: kernel.version, matchExpressions: {major: {op: Exists}}}]
+            - name: on earlier rules
+              labels: {after: "yes"}
+              matchFeatures: [{feature: rule.matched, matchExpressions: {k: {op: Exists}}}]
+            - name: on cpu
+              labels: {last: "yes"}
+              matchFeatures: [{feature: cpu.model, matchExpressions: {vendor_id: {op: Exists}}}]
+            - name: copies a result
+              labels: {copied: "@rule.matched.last"}
+            """;
+
+    /**
+     * A rule's outputs wait for the sources of the features its terms read (matchAny included, names in any case) and
+     * its values copy, for every earlier rule's when it reads rule.matched (transitively: the inputs of those rules
+     * include theirs), and for nothing without terms.
+     */
+    @Test
+    void eachRuleWaitsForTheSourcesItReadsAndTheRulesBeforeIt() throws Exception {
+        List<java.util.Set<String>> inputs = RuleEngine.inputs(rules(CHAIN), true);
+        assertEquals(List.of(java.util.Set.of(), java.util.Set.of("local", "pci"), java.util.Set.of("kernel"),
+                java.util.Set.of("kernel", "local", "pci"), java.util.Set.of("cpu"),
+                java.util.Set.of("cpu", "kernel", "local", "pci")), inputs);
+    }
+
+    /** nfd-master resolves a copy from rule.matched after the last rule: that output waits for every rule's sources. */
+    @Test
+    void asMasterACopyOfARuleResultWaitsForEveryRule() throws Exception {
+        List<Rule> rules = rules("""
+                - name: copies a later result
+                  labels: {copied: "@rule.matched.k"}
+                - name: on kernel
+                  vars: {k: "1"}
+                  matchFeatures: [{feature: kernel.version, matchExpressions: {major: {op: Exists}}}]
+                - name: on system
+                  labels: {os: "yes"}
+                  matchFeatures: [{feature: system.osrelease, matchExpressions: {ID: {op: Exists}}}]
+                """);
+        assertEquals(List.of(java.util.Set.of("kernel", "system"), java.util.Set.of("kernel"), java.util.Set.of("system")),
+                RuleEngine.inputs(rules, false));
+        assertEquals(List.of(java.util.Set.of(), java.util.Set.of("kernel"), java.util.Set.of("system")),
+                RuleEngine.inputs(rules, true), "a worker resolves it when the rule runs: nothing before it");
+        Features f = Features.builder("kernel").attributes("version", Map.of("major", "6")).build();
+        RuleEngine.Result r = RuleEngine.runAsMaster(rules, f);
+        assertEquals(java.util.Set.of("kernel", "system"), r.outputs().get(0).inputs(), "each output carries its rule's");
+        assertEquals(Map.of("copied", "1"), r.outputs().get(0).labels());
+    }
 }
