@@ -1,6 +1,7 @@
 package io.nodelabeller.catalog;
 
 import io.nodelabeller.config.Config;
+import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.ConfigLoader;
 import io.nodelabeller.config.SourceSection;
 import io.nodelabeller.config.Options;
@@ -159,8 +160,21 @@ public final class Catalog {
         if (objects != null) {
             labelers.put(NodeFeatureRuleLabeler.NAME, new NodeFeatureRuleLabeler(objects));
         }
-        return new Labelling(labelers, new LabelValidity(config.core().extraLabelNs(), config.core().denyLabelNs()),
-                config.core().labelWhiteList(), kinds(config.publish()));
+        return new Labelling(labelers, labelValidity(config.core()), config.core().labelWhiteList(), kinds(config.publish()));
+    }
+
+    /**
+     * The validity rules of {@code core}'s namespaces, with the GPU labels the nvidia labeler documents as the only
+     * outputs allowed under nvidia.com (the admission policy allows the same).
+     */
+    public static LabelValidity labelValidity(CoreConfig core) {
+        return new LabelValidity(core.extraLabelNs(), core.denyLabelNs(), gpuLabels());
+    }
+
+    /** The nvidia.com labels node-labeller writes: the nvidia labeler's docs. */
+    public static List<LabelDoc> gpuLabels() {
+        return new NvidiaLabeler(Config.DEFAULT.devicePlugin(), NvidiaLabeler.PROCESS_START, true).docs().stream()
+                .filter(d -> d.key().startsWith(LabelValidity.NVIDIA_DOMAIN + "/")).toList();
     }
 
     /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */

@@ -44,10 +44,11 @@ public record LabelDoc(String key, String source, String from, String example, S
 
     /** Whether {@code labelKey} is one of the keys this pattern describes. */
     public boolean matches(String labelKey) {
-        return regex().matcher(labelKey).matches();
+        return pattern().matcher(labelKey).matches();
     }
 
-    private Pattern regex() {
+    /** The keys this doc describes, as a pattern: each placeholder stands for a run of label-key characters. */
+    public Pattern pattern() {
         StringBuilder re = new StringBuilder();
         Matcher m = PLACEHOLDER.matcher(key);
         int last = 0;

@@ -10,6 +10,13 @@ import java.util.regex.Pattern;
  * the namespace policy (kubernetes.io and k8s.io denied except the NFD namespaces; extra allowed and denied
  * namespaces from config), and the control keys of other components, which no labeller may write. The single
  * place where a label is judged.
+ *
+ * <p>{@code nvidia.com} and its subdomains belong to NVIDIA's operators, whose controllers act on many keys there
+ * (the GPU Operator's {@code gpu.deploy.*}, {@code cc.mode}, {@code vgpu.config}, the Network Operator's
+ * {@code network.nvidia.com/operator.*}, ...): there the only outputs allowed are the GPU labels node-labeller
+ * itself writes ({@code gpuLabels}: GFD's set and the MIG-profile keys, as the nvidia labeler documents them), and
+ * never an annotation, taint or extended resource, whatever {@code core.extraLabelNs} says. The shipped admission
+ * policy allows exactly the same, so the agent never sends a patch it would deny.
  */
 public final class LabelValidity {
 
@@ -31,14 +38,26 @@ public final class LabelValidity {
     static final List<String> CONTROL_KEYS = List.of("nvidia.com/device-plugin.config", "nvidia.com/gpu.workload.config");
     static final String CONTROL_WORD = "upgrade";
 
+    /** NVIDIA's domain: only the GPU labels are written there ({@link #gpuLabel}). */
+    public static final String NVIDIA_DOMAIN = "nvidia.com";
+
     private final List<String> extraAllowed;
     private final List<String> extraDenied;
+    private final List<Pattern> gpuLabels;
 
+    /** Rules without GPU labels: nothing is written under nvidia.com. */
     public LabelValidity(List<String> extraAllowed, List<String> extraDenied) {
-        this.extraAllowed = List.copyOf(extraAllowed);
-        this.extraDenied = List.copyOf(extraDenied);
+        this(extraAllowed, extraDenied, List.of());
     }
 
+    /** @param gpuLabels the GPU labels node-labeller writes, the only outputs allowed under nvidia.com */
+    public LabelValidity(List<String> extraAllowed, List<String> extraDenied, List<LabelDoc> gpuLabels) {
+        this.extraAllowed = List.copyOf(extraAllowed);
+        this.extraDenied = List.copyOf(extraDenied);
+        this.gpuLabels = gpuLabels.stream().map(LabelDoc::pattern).toList();
+    }
+
+    /** The default namespace policy, without GPU labels. */
     public static LabelValidity defaults() {
         return new LabelValidity(List.of(), List.of());
     }
@@ -63,10 +82,11 @@ public final class LabelValidity {
                 if (colon < 0 || !TAINT_EFFECTS.contains(key.substring(colon + 1))) {
                     return "effect must be one of " + String.join(", ", TAINT_EFFECTS);
                 }
-                return problem(key.substring(0, colon), value);
+                String nvidia = nvidiaProblem(kind, key.substring(0, colon));
+                return nvidia != null ? nvidia : problem(key.substring(0, colon), value);
             }
             case ANNOTATION: {
-                String keyProblem = keyProblem(key);
+                String keyProblem = keyProblem(kind, key);
                 if (keyProblem != null) {
                     return keyProblem;
                 }
@@ -74,7 +94,7 @@ public final class LabelValidity {
                         ? "value longer than " + ANNOTATION_VALUE_LIMIT + " characters" : null;
             }
             default: {
-                String keyProblem = keyProblem(key);
+                String keyProblem = keyProblem(kind, key);
                 if (keyProblem != null) {
                     return keyProblem;
                 }
@@ -84,9 +104,9 @@ public final class LabelValidity {
         }
     }
 
-    /** Why {@code key=value} may not be sent, or null when it may. */
+    /** Why the label {@code key=value} may not be sent, or null when it may. */
     public String problem(String key, String value) {
-        String keyProblem = keyProblem(key);
+        String keyProblem = keyProblem(LabelSet.Kind.LABEL, key);
         if (keyProblem != null) {
             return keyProblem;
         }
@@ -100,6 +120,38 @@ public final class LabelValidity {
             return "value '" + value + "' has characters outside [-A-Za-z0-9_.] or does not start and end alphanumeric";
         }
         return null;
+    }
+
+    /** Why {@code key} is not a valid, allowed key for an output of {@code kind}, or null. */
+    private String keyProblem(LabelSet.Kind kind, String key) {
+        String problem = keyProblem(key);
+        return problem != null ? problem : nvidiaProblem(kind, key);
+    }
+
+    /**
+     * Why an output of {@code kind} may not have {@code key} because of NVIDIA's domain, or null: under nvidia.com and
+     * its subdomains only the GPU labels are written.
+     */
+    private String nvidiaProblem(LabelSet.Kind kind, String key) {
+        int slash = key == null ? -1 : key.indexOf('/');
+        if (slash < 0 || !within(key.substring(0, slash).toLowerCase(Locale.ROOT), NVIDIA_DOMAIN)) {
+            return null;
+        }
+        if (kind == LabelSet.Kind.LABEL && gpuLabel(key)) {
+            return null;
+        }
+        return (kind == LabelSet.Kind.LABEL ? "" : "a " + kind + " ") + "under " + NVIDIA_DOMAIN
+                + " only node-labeller's GPU labels are written (NVIDIA's operators act on the other keys there)";
+    }
+
+    /** Whether {@code key} is one of the GPU labels node-labeller writes. */
+    public boolean gpuLabel(String key) {
+        for (Pattern p : gpuLabels) {
+            if (p.matcher(key).matches()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Why {@code key} is not a valid, allowed label key, or null. */

@@ -80,7 +80,7 @@ class CycleAgainstApiServerTest {
         Options options = Options.defaults().withHostRoot(host);
         List<String> sources = List.of("kernel", "system");
         Discovery discovery = new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources));
-        Labelling labelling = new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelValidity.defaults(), null);
+        Labelling labelling = new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), Catalog.labelValidity(Config.DEFAULT.core()), null);
         cycle = new Cycle(discovery, labelling, Retention.initial(3), List.of(publisher),
                 new Metrics(), Clock.systemUTC());
         requests();

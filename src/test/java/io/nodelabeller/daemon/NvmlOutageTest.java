@@ -95,7 +95,7 @@ class NvmlOutageTest {
         List<String> sources = List.of("pci", "nvidia");
         return new Cycle(
                 new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources)),
-                new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), LabelValidity.defaults(), null),
+                new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), Catalog.labelValidity(Config.DEFAULT.core()), null),
                 Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
     }

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 class LabelValidityTest {
 
-    private final LabelValidity rules = LabelValidity.defaults();
+    /** The agent's rules: the default namespaces, and the GPU labels the nvidia labeler documents. */
+    private final LabelValidity rules = io.nodelabeller.catalog.Catalog.labelValidity(io.nodelabeller.config.Config.DEFAULT.core());
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -91,13 +92,48 @@ class LabelValidityTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "nvidia.com/gpu.deploy|x",
             "nvidia.com/mig.capable|true",
             "nvidia.com/mig.strategy|single",
             "nvidia.com/gpu.product|NVIDIA-A100-SXM4-40GB",
-            "nvidia.com/device-plugin.configured|x",
+            "nvidia.com/mig-1g.10gb.count|7",
+            "nvidia.com/mig-3g.40gb.engines.copy|3",
     })
-    void ourOwnGpuLabelsAreNotControlKeys(String key, String value) {
+    void ourOwnGpuLabelsAreAllowed(String key, String value) {
         assertNull(rules.problem(key, value), key);
+    }
+
+    /**
+     * Under nvidia.com and its subdomains only the GPU labels node-labeller writes: other keys there are NVIDIA's
+     * operators' (the GPU Operator's cc.mode and vgpu.config, the Network Operator's operator.* keys), whatever
+     * core.extraLabelNs allows, and no annotation, taint or extended resource (nvidia.com/gpu is the device plugin's).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "nvidia.com/gpu.deploy|x",
+            "nvidia.com/device-plugin.configured|x",
+            "nvidia.com/cc.mode|off",
+            "nvidia.com/vgpu.config|A100-4C",
+            "network.nvidia.com/operator.mofed.wait|false",
+            "nvidia.com/gpu.product.extra|x",
+            "NVIDIA.com/gpu.product|x",
+    })
+    void nothingElseUnderNvidiaCom(String key, String value) {
+        String problem = rules.problem(key, value);
+        assertNotNull(problem, key);
+        assertNotNull(new LabelValidity(List.of("nvidia.com", "*.nvidia.com"), List.of(), io.nodelabeller.catalog.Catalog.gpuLabels())
+                .problem(key, value), key + " with nvidia.com in extraLabelNs");
+    }
+
+    @Test
+    void noOtherOutputUnderNvidiaCom() {
+        assertNotNull(rules.problem(LabelSet.Kind.EXTENDED_RESOURCE, "nvidia.com/gpu", "8"));
+        assertNotNull(rules.problem(LabelSet.Kind.EXTENDED_RESOURCE, "nvidia.com/mig-1g.10gb.count", "8"),
+                "a GPU label's key is a label's, not a resource's");
+        assertNotNull(rules.problem(LabelSet.Kind.TAINT, "nvidia.com/gpu:NoSchedule", ""));
+        assertNotNull(rules.problem(LabelSet.Kind.TAINT, "nvidia.com/gpu.present:NoSchedule", "true"));
+        assertNotNull(rules.problem(LabelSet.Kind.ANNOTATION, "nvidia.com/gpu.product", "x"));
+        assertNull(rules.problem(LabelSet.Kind.EXTENDED_RESOURCE, "feature.node.kubernetes.io/widgets", "4"));
+        assertNull(rules.problem(LabelSet.Kind.TAINT, "feature.node.kubernetes.io/gpu:NoSchedule", ""));
+        assertNotNull(LabelValidity.defaults().problem("nvidia.com/gpu.product", "x"), "without GPU labels, nothing there");
     }
 }

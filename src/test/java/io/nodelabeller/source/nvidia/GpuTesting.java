@@ -40,7 +40,7 @@ final class GpuTesting {
         SortedMap<String, String> out = new TreeMap<>();
         for (Label l : labeler.labels(features)) {
             assertTrue(l.key().startsWith("nvidia.com/"), l.key());
-            assertNull(LabelValidity.defaults().problem(l.key(), l.value()), l.toString());
+            assertNull(io.nodelabeller.catalog.Catalog.labelValidity(io.nodelabeller.config.Config.DEFAULT.core()).problem(l.key(), l.value()), l.toString());
             assertTrue(l.evidence() != null && !l.evidence().isBlank(), "evidence of " + l);
             out.put(l.key().substring("nvidia.com/".length()), l.value());
         }
