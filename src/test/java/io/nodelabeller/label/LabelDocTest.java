@@ -25,7 +25,8 @@ class LabelDocTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("allDocs")
     void exampleIsAValidLabelWithAKeyOfItsOwnPattern(LabelDoc doc) {
-        assertNull(LabelValidity.defaults().problem(doc.exampleKey(), doc.exampleValue()), doc.example());
+        assertNull(Catalog.labelValidity(io.nodelabeller.config.Config.DEFAULT.core()).problem(doc.exampleKey(), doc.exampleValue()),
+                doc.example());
         assertTrue(doc.matches(doc.exampleKey()), doc.example() + " is not a key of " + doc.key());
         assertFalse(doc.source().isBlank(), "source");
         assertFalse(doc.from().isBlank(), "from");
