@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -26,13 +27,21 @@ import java.util.TreeSet;
  * <li>Owned keys are those listed (comma-separated, sorted) in the kind's tracking annotation:
  *     {@value #MANAGED_ANNOTATION}, {@value #MANAGED_ANNOTATIONS}, {@value #MANAGED_TAINTS} (entries
  *     {@code key:effect}: a node has one taint per key and effect), {@value #MANAGED_EXTENDED_RESOURCES}.</li>
- * <li>A desired key is added, or replaced when it is owned. One that exists with another value but is not owned is
- *     taken over (as nfd-master does) in two steps: this patch only lists the key as owned, the next one, computed on
- *     the result, sets the value. So a patch never changes anything that was not listed as owned before it, which is
- *     what the admission policy enforces.</li>
- * <li>An owned key that is no longer desired is removed; a key that is not owned is never changed. An extended
- *     resource stays listed until the status patch has removed it, so that the removal is still the agent's own.</li>
+ * <li>A desired key that is not on the node is added and listed in the same patch. One that is owned is replaced
+ *     when its value differs.</li>
+ * <li>A desired key that is on the node but not owned is taken over only when nfd-master hands it over: when its
+ *     own tracking annotation lists it ({@value #NFD_LABELS}, {@value #NFD_ANNOTATIONS}, {@value #NFD_TAINTS},
+ *     {@value #NFD_EXTENDED_RESOURCES}; GFD's labels arrive through NFD and are listed there too). It is taken over
+ *     in two steps: this patch only lists the key, the next one, computed on the result, sets the value. Any other
+ *     writer's key (an admin's label or taint, the GPU Operator's labels, a device plugin's resource) is left as it
+ *     is, unlisted, and reported in {@link Plan#leftAlone()}. So a patch never changes anything that was not listed
+ *     as owned before it, and lists an existing key only when nfd-master lists it: what the admission policy
+ *     enforces.</li>
+ * <li>An owned key that is no longer desired is removed and unlisted; a key that is not owned is never changed.</li>
  * <li>A tracking annotation is rewritten whenever its owned set changes, and removed once nothing is owned.</li>
+ * <li>Extended resources are claimed, written, removed and unlisted in the status patch alone (the API server keeps
+ *     a status update's metadata changes, and only resets its spec), so a resource is listed only in the patch
+ *     that creates it.</li>
  * <li>The API server keeps no empty map, and {@code add /metadata/labels/x} fails when {@code labels} is absent, so a
  *     missing map is created first. Creating it ({@code add} of a whole map) would wipe a map that appeared since the
  *     node was read, so such a patch also pins {@code metadata.resourceVersion}: the API server then rejects it with
@@ -49,6 +58,16 @@ public final class NodePatch {
     /** Every tracking annotation, in the order a patch writes them. */
     public static final List<String> TRACKING = List.of(MANAGED_ANNOTATION, MANAGED_ANNOTATIONS, MANAGED_TAINTS,
             MANAGED_EXTENDED_RESOURCES);
+
+    /**
+     * nfd-master's tracking annotations (pkg/nfd-master/nfd-master.go; default instance): sorted, comma-separated,
+     * keys in feature.node.kubernetes.io/ without that prefix, taints as {@code key=value:Effect}.
+     */
+    public static final String NFD_LABELS = "nfd.node.kubernetes.io/feature-labels";
+    public static final String NFD_ANNOTATIONS = "nfd.node.kubernetes.io/feature-annotations";
+    public static final String NFD_TAINTS = "nfd.node.kubernetes.io/taints";
+    public static final String NFD_EXTENDED_RESOURCES = "nfd.node.kubernetes.io/extended-resources";
+    private static final String NFD_DEFAULT_PREFIX = "feature.node.kubernetes.io/";
 
     /** One JSON Patch operation; {@code value} is null for {@code remove}. */
     public record Op(String op, String path, Object value) {
@@ -84,8 +103,22 @@ public final class NodePatch {
         }
     }
 
-    /** The patch of the node object and the patch of its status subresource; either may be empty. */
-    public record Plan(List<Op> node, List<Op> status) {
+    /**
+     * The patch of the node object and the patch of its status subresource; either may be empty. {@code leftAlone}:
+     * the desired outputs another writer has on the node with another value, which are not taken over ("label
+     * feature.node.kubernetes.io/x", "taint key:effect", ...).
+     */
+    public record Plan(List<Op> node, List<Op> status, SortedSet<String> leftAlone) {
+        public Plan {
+            node = List.copyOf(node);
+            status = List.copyOf(status);
+            leftAlone = Collections.unmodifiableSortedSet(new TreeSet<>(leftAlone));
+        }
+
+        public Plan(List<Op> node, List<Op> status) {
+            this(node, status, new TreeSet<>());
+        }
+
         public boolean isEmpty() {
             return node.isEmpty() && status.isEmpty();
         }
@@ -103,57 +136,35 @@ public final class NodePatch {
     public static Plan plan(Node node, Desired desired) {
         Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
         Map<String, String> annotations = node.annotations() == null ? Map.of() : node.annotations();
-
-        List<Op> labelOps = new ArrayList<>();
-        diff(labels, owned(annotations, MANAGED_ANNOTATION), desired.labels(), "/metadata/labels/", labelOps);
-        Map<String, String> featureAnnotations = new TreeMap<>(annotations);
-        TRACKING.forEach(featureAnnotations::remove);
-        List<Op> annotationOps = new ArrayList<>();
-        if (desired.annotations() != null) {
-            diff(featureAnnotations, owned(annotations, MANAGED_ANNOTATIONS), desired.annotations(), "/metadata/annotations/",
-                    annotationOps);
-        }
-        List<Map<String, Object>> taints = desired.taints() == null ? null
-                : taints(node.taints(), owned(annotations, MANAGED_TAINTS), desired.taints());
-        boolean taintsChange = taints != null && !taints.equals(node.taints() == null ? List.of() : node.taints());
+        SortedSet<String> leftAlone = new TreeSet<>();
 
         Map<String, SortedSet<String>> lists = new LinkedHashMap<>();
-        lists.put(MANAGED_ANNOTATION, new TreeSet<>(desired.labels().keySet()));
+        List<Op> labelOps = new ArrayList<>();
+        lists.put(MANAGED_ANNOTATION, diff(labels, owned(annotations, MANAGED_ANNOTATION), handedOver(annotations, NFD_LABELS),
+                desired.labels(), "/metadata/labels/", labelOps, "label ", leftAlone));
+        List<Op> annotationOps = new ArrayList<>();
         if (desired.annotations() != null) {
-            lists.put(MANAGED_ANNOTATIONS, new TreeSet<>(desired.annotations().keySet()));
+            Map<String, String> featureAnnotations = new TreeMap<>(annotations);
+            TRACKING.forEach(featureAnnotations::remove);
+            lists.put(MANAGED_ANNOTATIONS, diff(featureAnnotations, owned(annotations, MANAGED_ANNOTATIONS),
+                    handedOver(annotations, NFD_ANNOTATIONS), desired.annotations(), "/metadata/annotations/", annotationOps,
+                    "annotation ", leftAlone));
         }
+        List<Map<String, Object>> taints = null;
         if (desired.taints() != null) {
-            lists.put(MANAGED_TAINTS, new TreeSet<>(desired.taints().keySet()));
+            SortedSet<String> ownedTaints = new TreeSet<>();
+            taints = taints(node.taints(), owned(annotations, MANAGED_TAINTS), handedOverTaints(annotations),
+                    desired.taints(), ownedTaints, leftAlone);
+            lists.put(MANAGED_TAINTS, ownedTaints);
         }
-        if (desired.extendedResources() != null) {
-            SortedSet<String> ers = new TreeSet<>(desired.extendedResources().keySet());
-            Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
-            for (String k : owned(annotations, MANAGED_EXTENDED_RESOURCES)) {
-                if (capacity.containsKey(k)) {
-                    ers.add(k); // still to be removed by the status patch: stays the agent's until then
-                }
-            }
-            lists.put(MANAGED_EXTENDED_RESOURCES, ers);
-        }
-        List<Op> trackingOps = new ArrayList<>();
-        lists.forEach((annotation, keys) -> {
-            String wanted = String.join(",", keys);
-            String have = annotations.get(annotation);
-            if (keys.isEmpty()) {
-                if (have != null) {
-                    trackingOps.add(new Op("remove", annotationPath(annotation), null));
-                }
-            } else if (!wanted.equals(have)) {
-                trackingOps.add(new Op(have == null ? "add" : "replace", annotationPath(annotation), wanted));
-            }
-        });
+        boolean taintsChange = taints != null && !taints.equals(node.taints() == null ? List.of() : node.taints());
+        List<Op> trackingOps = tracking(annotations, lists);
 
         List<Op> ops = new ArrayList<>();
         if (!labelOps.isEmpty() || !annotationOps.isEmpty() || !trackingOps.isEmpty() || taintsChange) {
             boolean createLabels = labels.isEmpty() && labelOps.stream().anyMatch(op -> op.op().equals("add"));
             boolean createAnnotations = annotations.isEmpty() && (!annotationOps.isEmpty() || !trackingOps.isEmpty());
-            if ((createLabels || createAnnotations || taintsChange) && node.resourceVersion() != null
-                    && !node.resourceVersion().isEmpty()) {
+            if ((createLabels || createAnnotations || taintsChange) && pinnable(node)) {
                 ops.add(new Op("replace", "/metadata/resourceVersion", node.resourceVersion()));
             }
             if (createLabels) {
@@ -169,19 +180,55 @@ public final class NodePatch {
                 ops.add(taints.isEmpty() ? new Op("remove", "/spec/taints", null) : new Op("add", "/spec/taints", taints));
             }
         }
-        return new Plan(List.copyOf(ops), desired.extendedResources() == null ? List.of()
-                : status(node, annotations, desired.extendedResources()));
+        List<Op> status = desired.extendedResources() == null ? List.of()
+                : status(node, annotations, desired.extendedResources(), leftAlone);
+        return new Plan(ops, status, leftAlone);
     }
 
-    /** Adds, changes (owned only; an unowned one is only claimed) and removes (owned only) entries of a string map. */
-    private static void diff(Map<String, String> current, SortedSet<String> owned, SortedMap<String, String> desired,
-                             String base, List<Op> out) {
+    private static boolean pinnable(Node node) {
+        return node.resourceVersion() != null && !node.resourceVersion().isEmpty();
+    }
+
+    /** The operations that bring each tracking annotation to its owned set (removed when empty). */
+    private static List<Op> tracking(Map<String, String> annotations, Map<String, SortedSet<String>> lists) {
+        List<Op> ops = new ArrayList<>();
+        lists.forEach((annotation, keys) -> {
+            String wanted = String.join(",", keys);
+            String have = annotations.get(annotation);
+            if (keys.isEmpty()) {
+                if (have != null) {
+                    ops.add(new Op("remove", annotationPath(annotation), null));
+                }
+            } else if (!wanted.equals(have)) {
+                ops.add(new Op(have == null ? "add" : "replace", annotationPath(annotation), wanted));
+            }
+        });
+        return ops;
+    }
+
+    /**
+     * Adds (and owns), changes (owned only), takes over (handed over by nfd-master: only owned here) and removes
+     * (owned only) entries of a string map; returns the keys owned after this patch. A desired key another writer
+     * has is left as it is, and named in {@code leftAlone} when its value differs.
+     */
+    private static SortedSet<String> diff(Map<String, String> current, SortedSet<String> owned, Set<String> handedOver,
+                                          SortedMap<String, String> desired, String base, List<Op> out, String kind,
+                                          SortedSet<String> leftAlone) {
+        SortedSet<String> owns = new TreeSet<>();
         for (Map.Entry<String, String> e : desired.entrySet()) {
             String have = current.get(e.getKey());
             if (have == null && !current.containsKey(e.getKey())) {
                 out.add(new Op("add", base + escape(e.getKey()), e.getValue()));
-            } else if (!e.getValue().equals(have) && owned.contains(e.getKey())) {
-                out.add(new Op("replace", base + escape(e.getKey()), e.getValue()));
+                owns.add(e.getKey());
+            } else if (owned.contains(e.getKey())) {
+                if (!e.getValue().equals(have)) {
+                    out.add(new Op("replace", base + escape(e.getKey()), e.getValue()));
+                }
+                owns.add(e.getKey());
+            } else if (handedOver.contains(e.getKey())) {
+                owns.add(e.getKey()); // the value, when it differs, in the next patch
+            } else if (!e.getValue().equals(have)) {
+                leftAlone.add(kind + e.getKey());
             }
         }
         for (String key : owned) {
@@ -189,20 +236,28 @@ public final class NodePatch {
                 out.add(new Op("remove", base + escape(key), null));
             }
         }
+        return owns;
     }
 
     /**
      * The taint list as it should be: other components' taints untouched and in place, owned ones no longer desired
-     * removed, owned ones with another value changed in place, new ones appended.
+     * removed, owned ones with another value changed in place, new ones appended; {@code owns} gets the taints owned
+     * after this patch.
      */
     private static List<Map<String, Object>> taints(List<Map<String, Object>> current, SortedSet<String> owned,
-                                                    SortedMap<String, String> desired) {
+                                                    Set<String> handedOver, SortedMap<String, String> desired,
+                                                    SortedSet<String> owns, SortedSet<String> leftAlone) {
         List<Map<String, Object>> out = new ArrayList<>();
         SortedSet<String> present = new TreeSet<>();
         for (Map<String, Object> t : current == null ? List.<Map<String, Object>>of() : current) {
             String id = taintId(t);
             present.add(id);
             String want = desired.get(id);
+            if (want != null && (owned.contains(id) || handedOver.contains(id))) {
+                owns.add(id);
+            } else if (want != null && !want.equals(stringOrEmpty(t.get("value")))) {
+                leftAlone.add("taint " + id);
+            }
             if (owned.contains(id) && want == null) {
                 continue;
             }
@@ -228,34 +283,44 @@ public final class NodePatch {
                 }
                 t.put("effect", id.substring(colon + 1));
                 out.add(t);
+                owns.add(id);
             }
         });
         return out;
     }
 
     /**
-     * The status patch for extended resources: capacity and allocatable added, changed (owned, numerically different:
-     * the API server writes quantities canonically) or removed (owned, no longer desired). Computed on a node whose
-     * tracking annotation already lists what is added: the metadata patch goes first.
+     * The status patch for extended resources: capacity and allocatable added (and listed, in this same patch),
+     * changed (owned, numerically different: the API server writes quantities canonically), taken over (handed over
+     * by nfd-master: listed here, the amount in the next patch) or removed (owned, no longer desired: unlisted here),
+     * with the tracking annotation {@value #MANAGED_EXTENDED_RESOURCES} brought to what is owned after it.
      */
-    private static List<Op> status(Node node, Map<String, String> annotations, SortedMap<String, String> desired) {
+    private static List<Op> status(Node node, Map<String, String> annotations, SortedMap<String, String> desired,
+                                   SortedSet<String> leftAlone) {
         SortedSet<String> owned = owned(annotations, MANAGED_EXTENDED_RESOURCES);
+        Set<String> handed = handedOver(annotations, NFD_EXTENDED_RESOURCES);
         Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
         Map<String, String> allocatable = node.allocatable() == null ? Map.of() : node.allocatable();
         List<Op> ops = new ArrayList<>();
+        SortedSet<String> owns = new TreeSet<>();
         for (Map.Entry<String, String> e : desired.entrySet()) {
             String k = e.getKey();
-            if (!owned.contains(k)) {
-                continue; // the metadata patch claims it first
-            }
             String have = capacity.get(k);
             if (have == null) {
                 ops.add(new Op("add", "/status/capacity/" + escape(k), e.getValue()));
                 ops.add(new Op("add", "/status/allocatable/" + escape(k), e.getValue()));
-            } else if (!sameAmount(have, e.getValue()) || !sameAmount(allocatable.get(k), e.getValue())) {
-                ops.add(new Op("replace", "/status/capacity/" + escape(k), e.getValue()));
-                ops.add(new Op(allocatable.containsKey(k) ? "replace" : "add", "/status/allocatable/" + escape(k),
-                        e.getValue()));
+                owns.add(k);
+            } else if (owned.contains(k)) {
+                if (!sameAmount(have, e.getValue()) || !sameAmount(allocatable.get(k), e.getValue())) {
+                    ops.add(new Op("replace", "/status/capacity/" + escape(k), e.getValue()));
+                    ops.add(new Op(allocatable.containsKey(k) ? "replace" : "add", "/status/allocatable/" + escape(k),
+                            e.getValue()));
+                }
+                owns.add(k);
+            } else if (handed.contains(k)) {
+                owns.add(k); // the amount, when it differs, in the next patch
+            } else if (!sameAmount(have, e.getValue())) {
+                leftAlone.add("extended resource " + k);
             }
         }
         for (String k : owned) {
@@ -272,6 +337,19 @@ public final class NodePatch {
         if (!ops.isEmpty() && node.allocatable() == null && ops.stream().anyMatch(o -> o.path().startsWith("/status/allocatable/"))) {
             ops.add(node.capacity() == null ? 1 : 0, new Op("add", "/status/allocatable", Collections.emptyMap()));
         }
+        Map<String, SortedSet<String>> list = new LinkedHashMap<>();
+        list.put(MANAGED_EXTENDED_RESOURCES, owns);
+        List<Op> trackingOps = tracking(annotations, list);
+        if (!trackingOps.isEmpty() && annotations.isEmpty()) {
+            List<Op> created = new ArrayList<>();
+            if (pinnable(node)) {
+                created.add(new Op("replace", "/metadata/resourceVersion", node.resourceVersion()));
+            }
+            created.add(new Op("add", "/metadata/annotations", Collections.emptyMap()));
+            created.addAll(trackingOps);
+            trackingOps = created;
+        }
+        ops.addAll(trackingOps);
         return List.copyOf(ops);
     }
 
@@ -281,6 +359,32 @@ public final class NodePatch {
         }
         BigInteger x = Quantities.whole(a);
         return x != null ? x.equals(Quantities.whole(b)) : a.equals(b);
+    }
+
+    /**
+     * The keys nfd-master lists as its own in {@code annotation}, with the default prefix it leaves out put back
+     * ({@code kernel-version.full} → {@code feature.node.kubernetes.io/kernel-version.full}).
+     */
+    public static Set<String> handedOver(Map<String, String> annotations, String annotation) {
+        Set<String> out = new TreeSet<>();
+        for (String k : owned(annotations, annotation)) {
+            out.add(k.indexOf('/') < 0 ? NFD_DEFAULT_PREFIX + k : k);
+        }
+        return out;
+    }
+
+    /** The taints nfd-master lists as its own ({@code key=value:Effect} or {@code key:Effect}), as {@code key:effect}. */
+    public static Set<String> handedOverTaints(Map<String, String> annotations) {
+        Set<String> out = new TreeSet<>();
+        for (String t : owned(annotations, NFD_TAINTS)) {
+            int colon = t.lastIndexOf(':');
+            if (colon > 0) {
+                String keyAndValue = t.substring(0, colon);
+                int eq = keyAndValue.indexOf('=');
+                out.add((eq < 0 ? keyAndValue : keyAndValue.substring(0, eq)) + t.substring(colon));
+            }
+        }
+        return out;
     }
 
     /** A taint's identity on a node: {@code key:effect}. */

@@ -38,8 +38,8 @@ public final class NodePublisher implements Publisher {
     private static final Logger LOG = LoggerFactory.getLogger(NodePublisher.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
-     * Patches per publish: usually one. More when something is taken over (claim, then value) and for extended
-     * resources (claim, status patch, then the tracking list shrinks after a removal).
+     * Patches per publish: usually one. More when something is taken over from nfd-master (claim, then value) and for
+     * extended resources (the status patch, after the node's).
      */
     private static final int MAX_PATCHES = 5;
 
@@ -105,6 +105,8 @@ public final class NodePublisher implements Publisher {
     private final NodeView view;
     private final Retrying retrying;
     private final ProblemLog problems;
+    /** Desired outputs another writer has on the node with another value, left as they are. */
+    private final ProblemLog others;
 
     public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events) {
         if (nodeName == null || nodeName.isBlank()) {
@@ -118,6 +120,7 @@ public final class NodePublisher implements Publisher {
         this.view = new NodeView(client, nodeName, settings.watchTimeout(), settings.silenceLimit(), settings.timing());
         this.retrying = new Retrying(settings);
         this.problems = new ProblemLog(LOG, "node " + nodeName);
+        this.others = new ProblemLog(LOG, "node " + nodeName);
     }
 
     /**
@@ -170,9 +173,10 @@ public final class NodePublisher implements Publisher {
                 seen[0] = node;
                 NodePatch.Plan plan = NodePatch.plan(state(node), desired);
                 if (plan.isEmpty() || patchesSoFar == MAX_PATCHES) {
+                    reportOthers(plan.leftAlone());
                     return List.<NodePatch.Op>of();
                 }
-                // the node first: it claims what the status patch then writes
+                // the node first, then the extended resources in status
                 boolean status = plan.node().isEmpty();
                 List<NodePatch.Op> needed = status ? plan.status() : plan.node();
                 Node patched = api.patch(status ? path + "/status" : path, ApiClient.JSON_PATCH, json(needed), Node.class);
@@ -187,6 +191,21 @@ public final class NodePublisher implements Publisher {
                 return List.copyOf(sent);
             }
             sent.addAll(ops);
+        }
+    }
+
+    /**
+     * One warning when the set of outputs another writer holds with another value changes (not every cycle), one line
+     * when there are none any more. They are not taken over: only nfd-master hands labels over, and the admission
+     * policy denies listing any other writer's key.
+     */
+    private void reportOthers(java.util.SortedSet<String> leftAlone) {
+        if (leftAlone.isEmpty()) {
+            others.ok("no output of another writer in the way any more");
+        } else {
+            others.report(Map.of(leftAlone.toString(), "another writer holds " + String.join(", ", leftAlone)
+                    + " with another value than node-labeller's; left as it is (only what nfd-master lists as its own is"
+                    + " taken over)"));
         }
     }
 

@@ -130,7 +130,7 @@ class DaemonCommandsTest {
 
     private static KubernetesMockServer crudServer() {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                new io.nodelabeller.testing.NodeCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         return server;
     }

@@ -75,7 +75,7 @@ class LiveReloadTest {
     /** {@code run} for node worker-1, which has {@code nodeLabels}, against a new CRUD mock server. */
     private void startRun(Map<String, String> nodeLabels, String... args) throws IOException {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                new io.nodelabeller.testing.NodeCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         client = server.createClient();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").withLabels(nodeLabels)

@@ -123,7 +123,7 @@ class NodeFeatureRuleObjectsTest {
 
     private void startServer() throws IOException {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
+                new io.nodelabeller.testing.NodeCrudDispatcher.Mixed(responses), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();
         // a node with another component's taint and capacity, which must stay as they are

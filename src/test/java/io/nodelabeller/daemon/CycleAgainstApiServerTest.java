@@ -67,7 +67,7 @@ class CycleAgainstApiServerTest {
         write("etc/os-release", "ID=ubuntu\nVERSION_ID=\"24.04\"\n");
 
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                new io.nodelabeller.testing.NodeCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();
         admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE)

@@ -197,7 +197,7 @@ class RuntimeImageIT {
     private static void runDaemon(boolean tls, List<String> hostArgs, String toolOptions, String label) throws Exception {
         MockWebServer web = new MockWebServer();
         KubernetesMockServer server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(), web,
-                new HashMap<>(), new KubernetesCrudDispatcher(), tls);
+                new HashMap<>(), new io.nodelabeller.testing.NodeCrudDispatcher(), tls);
         server.init(InetAddress.getLoopbackAddress(), 0);
         server.expectCustomResource(TestKubeconfig.NODE_FEATURE_RULE_CRD); // no objects, as a GPU Operator cluster
         try (KubernetesClient client = server.createClient()) {

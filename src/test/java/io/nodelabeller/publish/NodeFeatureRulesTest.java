@@ -57,7 +57,7 @@ class NodeFeatureRulesTest {
     /** A server in CRUD mode; with {@code crud} false, one that answers only what a test expects. */
     void start(boolean crud) throws Exception {
         server = crud
-                ? new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false)
+                ? new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new io.nodelabeller.testing.NodeCrudDispatcher(), false)
                 : new KubernetesMockServer(false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();

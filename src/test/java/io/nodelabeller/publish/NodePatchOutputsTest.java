@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The patches for rule outputs, computed on nodes as the API server returns them: annotations and taints in the node
  * patch (taints written whole, pinned to the resourceVersion), extended resources through the status subresource as
  * nfd-master writes them (capacity and allocatable; pkg/nfd-master/nfd-master.go createExtendedResourcePatches), each
- * claimed in its tracking annotation before it is written and listed until it is removed.
+ * listed in its tracking annotation in the patch that creates it, and unlisted in the one that removes it. Another
+ * writer's output is taken over only when nfd-master lists it as its own.
  */
 class NodePatchOutputsTest {
 
@@ -55,71 +56,113 @@ class NodePatchOutputsTest {
     }
 
     @Test
-    void aForeignTaintIsClaimedBeforeItsValueChangesAndAnOwnedOneIsRemoved() {
-        Map<String, Object> foreign = taint("vendor.io/dedicated", "cpu", "NoSchedule");
+    void aTaintNfdMasterHandsOverIsClaimedBeforeItsValueChangesAndAnOwnedOneIsRemoved() {
+        Map<String, Object> nfds = taint("vendor.io/dedicated", "cpu", "NoSchedule");
         Map<String, Object> mine = taint("vendor.io/old", null, "PreferNoSchedule");
-        NodePatch.Node node = new NodePatch.Node(null, m(NodePatch.MANAGED_TAINTS, "vendor.io/old:PreferNoSchedule"), "7",
-                List.of(foreign, UNREACHABLE, mine), null, null);
+        NodePatch.Node node = new NodePatch.Node(null, m(NodePatch.MANAGED_TAINTS, "vendor.io/old:PreferNoSchedule",
+                NodePatch.NFD_TAINTS, "vendor.io/dedicated=cpu:NoSchedule"), "7", List.of(nfds, UNREACHABLE, mine), null, null);
         NodePatch.Desired want = new NodePatch.Desired(m(), m(), m("vendor.io/dedicated:NoSchedule", "gpu"), m());
         NodePatch.Plan first = NodePatch.plan(node, want);
         assertEquals(List.of(
                 new NodePatch.Op("replace", "/metadata/resourceVersion", "7"),
                 new NodePatch.Op("replace", "/metadata/annotations/node-labeller.io~1managed-taints", "vendor.io/dedicated:NoSchedule"),
-                new NodePatch.Op("add", "/spec/taints", List.of(foreign, UNREACHABLE))), first.node(),
-                "the foreign taint keeps its value in the claiming patch");
-        NodePatch.Node claimed = new NodePatch.Node(null, m(NodePatch.MANAGED_TAINTS, "vendor.io/dedicated:NoSchedule"), "8",
-                List.of(foreign, UNREACHABLE), null, null);
+                new NodePatch.Op("add", "/spec/taints", List.of(nfds, UNREACHABLE))), first.node(),
+                "the handed-over taint keeps its value in the claiming patch");
+        NodePatch.Node claimed = new NodePatch.Node(null, m(NodePatch.MANAGED_TAINTS, "vendor.io/dedicated:NoSchedule",
+                NodePatch.NFD_TAINTS, "vendor.io/dedicated=cpu:NoSchedule"), "8", List.of(nfds, UNREACHABLE), null, null);
         assertEquals(List.of(new NodePatch.Op("replace", "/metadata/resourceVersion", "8"),
                 new NodePatch.Op("add", "/spec/taints", List.of(taint("vendor.io/dedicated", "gpu", "NoSchedule"), UNREACHABLE))),
                 NodePatch.plan(claimed, want).node());
     }
 
+    /** An admin's taint with the key and effect a rule wants is never listed nor changed: it is reported instead. */
     @Test
-    void extendedResourcesAreClaimedThenWrittenThroughStatusThenUnlisted() {
+    void anotherWritersTaintIsLeftAsItIs() {
+        Map<String, Object> admins = taint("nvidia.com/gpu", null, "NoSchedule");
+        NodePatch.Node node = new NodePatch.Node(null, m("x.io/y", "z"), "7", List.of(admins), null, null);
+        NodePatch.Plan plan = NodePatch.plan(node, new NodePatch.Desired(m(), m(), m("nvidia.com/gpu:NoSchedule", "mine"), m()));
+        assertEquals(List.of(), plan.node(), "neither listed nor changed");
+        assertEquals(List.of("taint nvidia.com/gpu:NoSchedule"), List.copyOf(plan.leftAlone()));
+        NodePatch.Plan same = NodePatch.plan(node, new NodePatch.Desired(m(), m(), m("nvidia.com/gpu:NoSchedule", ""), m()));
+        assertEquals(new NodePatch.Plan(List.of(), List.of()), same, "the same taint: nothing to do, nothing to say");
+    }
+
+    @Test
+    void extendedResourcesAreListedInTheStatusPatchThatWritesThemAndUnlistedInTheOneThatRemovesThem() {
         NodePatch.Desired want = new NodePatch.Desired(m(), m(), m(), m("vendor.io/widgets", "1000"));
         NodePatch.Node bare = new NodePatch.Node(null, null, "1", null, m("cpu", "8"), m("cpu", "8"));
-        NodePatch.Plan claim = NodePatch.plan(bare, want);
-        assertEquals(List.of(new NodePatch.Op("replace", "/metadata/resourceVersion", "1"),
+        NodePatch.Plan create = NodePatch.plan(bare, want);
+        assertEquals(List.of(), create.node(), "the node patch leaves extended resources alone");
+        assertEquals(List.of(new NodePatch.Op("add", "/status/capacity/vendor.io~1widgets", "1000"),
+                new NodePatch.Op("add", "/status/allocatable/vendor.io~1widgets", "1000"),
+                new NodePatch.Op("replace", "/metadata/resourceVersion", "1"),
                 new NodePatch.Op("add", "/metadata/annotations", Map.of()),
                 new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-extended-resources", "vendor.io/widgets")),
-                claim.node());
-        assertEquals(List.of(), claim.status(), "nothing written before it is listed");
-
-        NodePatch.Node listed = new NodePatch.Node(null, m(NodePatch.MANAGED_EXTENDED_RESOURCES, "vendor.io/widgets"), "2", null,
-                m("cpu", "8"), m("cpu", "8"));
-        assertEquals(List.of(new NodePatch.Op("add", "/status/capacity/vendor.io~1widgets", "1000"),
-                new NodePatch.Op("add", "/status/allocatable/vendor.io~1widgets", "1000")), NodePatch.plan(listed, want).status());
+                create.status());
 
         // the API server writes 1000 back as 1k: the same amount, nothing to do
         NodePatch.Node written = new NodePatch.Node(null, m(NodePatch.MANAGED_EXTENDED_RESOURCES, "vendor.io/widgets"), "3", null,
                 m("cpu", "8", "vendor.io/widgets", "1k"), m("cpu", "8", "vendor.io/widgets", "1k"));
         assertEquals(new NodePatch.Plan(List.of(), List.of()), NodePatch.plan(written, want));
 
-        // no longer wanted: removed from status while still listed, then unlisted
+        // no longer wanted: removed from status and unlisted in the same patch
         NodePatch.Desired none = new NodePatch.Desired(m(), m(), m(), m());
         NodePatch.Plan remove = NodePatch.plan(written, none);
-        assertEquals(List.of(), remove.node(), "still listed until the status patch removed it");
+        assertEquals(List.of(), remove.node());
         assertEquals(List.of(new NodePatch.Op("remove", "/status/capacity/vendor.io~1widgets", null),
-                new NodePatch.Op("remove", "/status/allocatable/vendor.io~1widgets", null)), remove.status());
-        NodePatch.Node removed = new NodePatch.Node(null, m(NodePatch.MANAGED_EXTENDED_RESOURCES, "vendor.io/widgets"), "4", null,
-                m("cpu", "8"), m("cpu", "8"));
-        assertEquals(List.of(new NodePatch.Op("remove", "/metadata/annotations/node-labeller.io~1managed-extended-resources", null)),
-                NodePatch.plan(removed, none).node());
+                new NodePatch.Op("remove", "/status/allocatable/vendor.io~1widgets", null),
+                new NodePatch.Op("remove", "/metadata/annotations/node-labeller.io~1managed-extended-resources", null)), remove.status());
+    }
+
+    /**
+     * Another writer's resource (a device plugin's) is never listed nor changed; one nfd-master lists as its own is
+     * claimed first, its amount set in the next patch.
+     */
+    @Test
+    void anotherWritersExtendedResourceIsLeftAndNfdMastersIsTakenOver() {
+        NodePatch.Desired want = new NodePatch.Desired(m(), m(), m(), m("vendor.io/widgets", "4"));
+        NodePatch.Node plugin = new NodePatch.Node(null, m("x.io/y", "z"), "1", null, m("vendor.io/widgets", "8"), m("vendor.io/widgets", "8"));
+        NodePatch.Plan left = NodePatch.plan(plugin, want);
+        assertEquals(List.of(), left.status());
+        assertEquals(List.of("extended resource vendor.io/widgets"), List.copyOf(left.leftAlone()));
+
+        NodePatch.Node nfd = new NodePatch.Node(null, m(NodePatch.NFD_EXTENDED_RESOURCES, "vendor.io/widgets"), "1", null,
+                m("vendor.io/widgets", "8"), m("vendor.io/widgets", "8"));
+        assertEquals(List.of(new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-extended-resources",
+                "vendor.io/widgets")), NodePatch.plan(nfd, want).status(), "claimed, the amount untouched");
+        NodePatch.Node claimed = new NodePatch.Node(null, m(NodePatch.NFD_EXTENDED_RESOURCES, "vendor.io/widgets",
+                NodePatch.MANAGED_EXTENDED_RESOURCES, "vendor.io/widgets"), "2", null, m("vendor.io/widgets", "8"), m("vendor.io/widgets", "8"));
+        assertEquals(List.of(new NodePatch.Op("replace", "/status/capacity/vendor.io~1widgets", "4"),
+                new NodePatch.Op("replace", "/status/allocatable/vendor.io~1widgets", "4")), NodePatch.plan(claimed, want).status());
     }
 
     @Test
     void annotationsAreOwnedLikeLabels() {
-        NodePatch.Node node = new NodePatch.Node(null, m("vendor.io/note", "theirs", "other.io/x", "1"), "5", null, null, null);
-        NodePatch.Desired want = new NodePatch.Desired(m(), m("vendor.io/note", "mine", "vendor.io/new", "v"), m(), m());
-        List<NodePatch.Op> first = NodePatch.plan(node, want).node();
+        NodePatch.Node node = new NodePatch.Node(null, m("vendor.io/note", "theirs", "vendor.io/nfds", "old", "other.io/x", "1",
+                NodePatch.NFD_ANNOTATIONS, "vendor.io/nfds"), "5", null, null, null);
+        NodePatch.Desired want = new NodePatch.Desired(m(), m("vendor.io/note", "mine", "vendor.io/new", "v", "vendor.io/nfds", "new"), m(), m());
+        NodePatch.Plan first = NodePatch.plan(node, want);
         assertEquals(List.of(new NodePatch.Op("add", "/metadata/annotations/vendor.io~1new", "v"),
-                new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-annotations", "vendor.io/new,vendor.io/note")),
-                first, "the foreign value is only claimed");
+                new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-annotations", "vendor.io/new,vendor.io/nfds")),
+                first.node(), "another writer's annotation is left, nfd-master's only claimed");
+        assertEquals(List.of("annotation vendor.io/note"), List.copyOf(first.leftAlone()));
         List<String> after = new ArrayList<>();
-        NodePatch.Node claimed = new NodePatch.Node(null, m("vendor.io/note", "theirs", "other.io/x", "1", "vendor.io/new", "v",
-                NodePatch.MANAGED_ANNOTATIONS, "vendor.io/new,vendor.io/note"), "6", null, null, null);
+        NodePatch.Node claimed = new NodePatch.Node(null, m("vendor.io/note", "theirs", "vendor.io/nfds", "old", "other.io/x", "1",
+                "vendor.io/new", "v", NodePatch.NFD_ANNOTATIONS, "vendor.io/nfds",
+                NodePatch.MANAGED_ANNOTATIONS, "vendor.io/new,vendor.io/nfds"), "6", null, null, null);
         NodePatch.plan(claimed, want).node().forEach(op -> after.add(op.op() + " " + op.path()));
-        assertEquals(List.of("replace /metadata/annotations/vendor.io~1note"), after);
+        assertEquals(List.of("replace /metadata/annotations/vendor.io~1nfds"), after);
+    }
+
+    /** nfd-master leaves its default prefix out of its lists, and writes taints as key=value:Effect. */
+    @Test
+    void nfdMastersListsAreReadAsItWritesThem() {
+        Map<String, String> a = m(NodePatch.NFD_LABELS, "cpu-cpuid.AVX,kernel-version.full,nvidia.com/gpu.product",
+                NodePatch.NFD_TAINTS, "feature.node.kubernetes.io/special-node=true:PreferNoSchedule,vendor.io/d:NoExecute");
+        assertEquals(java.util.Set.of("feature.node.kubernetes.io/cpu-cpuid.AVX", "feature.node.kubernetes.io/kernel-version.full",
+                "nvidia.com/gpu.product"), NodePatch.handedOver(a, NodePatch.NFD_LABELS));
+        assertEquals(java.util.Set.of("feature.node.kubernetes.io/special-node:PreferNoSchedule", "vendor.io/d:NoExecute"),
+                NodePatch.handedOverTaints(a));
     }
 
     /**
@@ -138,7 +181,8 @@ class NodePatchOutputsTest {
                 "remove /metadata/annotations/node-labeller.io~1managed-labels",
                 "remove /metadata/annotations/node-labeller.io~1managed-taints", "remove /spec/taints"),
                 prune.node().stream().map(op -> op.op() + " " + op.path()).toList(), "prune removes every kind");
-        assertEquals(List.of("remove /status/capacity/vendor.io~1w", "remove /status/allocatable/vendor.io~1w"),
+        assertEquals(List.of("remove /status/capacity/vendor.io~1w", "remove /status/allocatable/vendor.io~1w",
+                "remove /metadata/annotations/node-labeller.io~1managed-extended-resources"),
                 prune.status().stream().map(op -> op.op() + " " + op.path()).toList());
     }
 }

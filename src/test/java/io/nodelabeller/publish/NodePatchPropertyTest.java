@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Random nodes (labels, ownership annotation, other annotations, absent or empty maps) and random desired sets:
- * the patch, applied with RFC 6902 semantics by an independent applier below, yields exactly the desired
- * labels, never touches a key it neither owns nor wants, and a second computation finds nothing to do.
+ * Random nodes (labels, ownership annotation, nfd-master's list, other annotations, absent or empty maps) and random
+ * desired sets: the patches, applied with RFC 6902 semantics by an independent applier below, yield the desired labels
+ * except those another writer holds and nfd-master does not hand over, which stay as they are and unlisted; they
+ * never touch a key the agent neither owns nor wants, and a further computation finds nothing to do.
  */
 class NodePatchPropertyTest {
 
@@ -59,6 +60,16 @@ class NodePatchPropertyTest {
         if (random.nextBoolean()) {
             annotations.put("note.example.com/comment", "café é");
         }
+        if (labels != null && !labels.isEmpty() && random.nextBoolean()) {
+            // nfd-master's own list (keys in its default namespace without the prefix), as while NFD still runs
+            List<String> nfd = new ArrayList<>();
+            for (String k : labels.keySet()) {
+                if (random.nextBoolean()) {
+                    nfd.add(k.startsWith("feature.node.kubernetes.io/") ? k.substring("feature.node.kubernetes.io/".length()) : k);
+                }
+            }
+            annotations.put(NodePatch.NFD_LABELS, String.join(",", new TreeSet<>(nfd)));
+        }
         if (!ownedKeys.isEmpty() || random.nextInt(5) == 0) {
             // sloppy formatting on purpose: spaces, empty entries, any order
             List<String> parts = new ArrayList<>(ownedKeys);
@@ -84,38 +95,51 @@ class NodePatchPropertyTest {
             metadata.put("annotations", new HashMap<>(annotationsIn));
         }
         metadata.put("resourceVersion", "42");
-        // one patch, or two when a foreign label is taken over (claimed first, then changed); then nothing
+        // one patch, or two when a label nfd-master hands over is taken over (claimed first, then changed); then nothing
+        Map<String, String> labelsIn = labels == null ? Map.of() : labels;
+        Set<String> ownedIn = NodePatch.owned(annotationsIn);
+        Set<String> handed = NodePatch.handedOver(annotationsIn, NodePatch.NFD_LABELS);
+        // another writer's: on the node, not owned, not handed over by nfd-master; never taken
+        Set<String> others = new TreeSet<>(labelsIn.keySet());
+        others.removeIf(k -> ownedIn.contains(k) || handed.contains(k));
         List<NodePatch.Op> first = step(metadata, desired, context + " (first patch)");
         List<NodePatch.Op> second = step(metadata, desired, context + " (second patch)");
-        Map<String, String> labelsIn = labels == null ? Map.of() : labels;
         boolean takesOver = desired.entrySet().stream().anyMatch(e -> labelsIn.containsKey(e.getKey())
-                && !labelsIn.get(e.getKey()).equals(e.getValue()) && !NodePatch.owned(annotationsIn).contains(e.getKey()));
-        assertEquals(takesOver, !second.isEmpty(), context + ": a second patch exactly when a foreign label is taken over");
+                && !labelsIn.get(e.getKey()).equals(e.getValue()) && !ownedIn.contains(e.getKey()) && handed.contains(e.getKey()));
+        assertEquals(takesOver, !second.isEmpty(), context + ": a second patch exactly when a handed-over label is taken over");
         assertEquals(first.isEmpty(), first.isEmpty() && second.isEmpty());
         assertEquals(List.of(), step(metadata, desired, context + " (third)"), context + ": not converged after two patches");
 
-        Set<String> before = labels == null ? Set.of() : labels.keySet();
+        Set<String> before = labelsIn.keySet();
         @SuppressWarnings("unchecked")
         Map<String, String> after = (Map<String, String>) metadata.getOrDefault("labels", Map.of());
         for (String k : before) {
-            if (!desired.containsKey(k) && !NodePatch.owned(annotationsIn).contains(k)) {
-                assertEquals(labels.get(k), after.get(k), context + ": foreign " + k + " changed");
+            if ((!desired.containsKey(k) && !ownedIn.contains(k)) || others.contains(k)) {
+                assertEquals(labels.get(k), after.get(k), context + ": another writer's " + k + " changed");
             } else if (!desired.containsKey(k)) {
                 assertFalse(after.containsKey(k), context + ": owned " + k + " not removed");
             }
         }
-        desired.forEach((k, v) -> assertEquals(v, after.get(k), context + ": desired " + k));
+        desired.forEach((k, v) -> {
+            if (!others.contains(k)) {
+                assertEquals(v, after.get(k), context + ": desired " + k);
+            }
+        });
         for (String k : after.keySet()) {
             assertTrue(desired.containsKey(k) || before.contains(k), context + ": unexpected " + k);
         }
 
         @SuppressWarnings("unchecked")
         Map<String, String> annotationsAfter = (Map<String, String>) metadata.getOrDefault("annotations", Map.of());
-        if (desired.isEmpty()) {
+        Set<String> owns = new TreeSet<>(desired.keySet());
+        owns.removeAll(others);
+        if (owns.isEmpty()) {
             assertNull(annotationsAfter.get(ANNOTATION), context);
         } else {
-            assertEquals(String.join(",", desired.keySet()), annotationsAfter.get(ANNOTATION), context);
+            assertEquals(String.join(",", owns), annotationsAfter.get(ANNOTATION), context);
         }
+        assertEquals(annotationsIn == null ? null : annotationsIn.get(NodePatch.NFD_LABELS), annotationsAfter.get(NodePatch.NFD_LABELS),
+                context + ": nfd-master's list is its own");
         if (annotationsIn != null && annotationsIn.containsKey("note.example.com/comment")) {
             assertEquals("café é", annotationsAfter.get("note.example.com/comment"), context);
         }
@@ -123,9 +147,10 @@ class NodePatchPropertyTest {
 
     /**
      * Computes a patch on {@code metadata}, applies it, and checks what every single patch must satisfy: it touches
-     * only owned or desired keys; it changes or removes only labels listed as owned before it and adds only labels
-     * listed as owned after it (the admission policy's ownership rule, so no patch of the agent is ever denied); a
-     * map is created exactly when the resourceVersion is pinned.
+     * only owned or desired keys; it changes or removes only labels listed as owned before it, adds only labels
+     * listed as owned after it, and newly lists only a label it creates in this patch or one nfd-master lists as its
+     * own (the admission policy's ownership rules, so no patch of the agent is ever denied); a map is created exactly
+     * when the resourceVersion is pinned.
      */
     @SuppressWarnings("unchecked")
     static List<NodePatch.Op> step(Map<String, Object> metadata, SortedMap<String, String> desired, String context) {
@@ -155,6 +180,14 @@ class NodePatchPropertyTest {
         for (String k : labelsAfter.keySet()) {
             if (!labelsBefore.containsKey(k)) {
                 assertTrue(ownedAfter.contains(k), context + ": adds " + k + ", not listed as owned after");
+            }
+        }
+        Set<String> handed = NodePatch.handedOver(annotationsBefore, NodePatch.NFD_LABELS);
+        for (String k : ownedAfter) {
+            if (!ownedBefore.contains(k)) {
+                boolean created = !labelsBefore.containsKey(k) && labelsAfter.containsKey(k);
+                assertTrue(created || (labelsBefore.containsKey(k) && handed.contains(k)),
+                        context + ": lists " + k + ", neither created in this patch nor handed over by nfd-master");
             }
         }
         boolean pinned = ops.stream().anyMatch(op -> op.path().equals("/metadata/resourceVersion"));

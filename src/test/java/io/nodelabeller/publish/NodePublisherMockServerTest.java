@@ -50,7 +50,7 @@ class NodePublisherMockServerTest {
 
     @BeforeEach
     void start(@TempDir Path dir) throws Exception {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new io.nodelabeller.testing.NodeCrudDispatcher(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         admin = server.createClient();
         Path kubeconfig = TestKubeconfig.write(dir, server.url("/"));
@@ -241,23 +241,22 @@ class NodePublisherMockServerTest {
     }
 
     /**
-     * A label that exists with another value and is not ours (e.g. left by nfd-master) is taken over in two patches
-     * of one publish: the first only lists the key as owned, the second sets the value. The admission policy lets
-     * the agent change only keys listed as owned before the change, so a one-patch take-over would be denied.
+     * A label nfd-master lists as its own (GFD's labels arrive through NFD: nfd.node.kubernetes.io/feature-labels,
+     * keys of NFD's own namespace without the prefix) is taken over in two patches of one publish: the first only lists
+     * the key as owned, the second sets the value. The admission policy lets the agent change only keys listed as
+     * owned before the change, and list an existing key only when nfd-master lists it.
      */
     @Test
-    void aForeignLabelWithADesiredKeyIsTakenOver() throws Exception {
+    void aLabelNfdMasterHandsOverIsTakenOver() throws Exception {
         Map<String, String> labels = foreign();
         labels.put("nvidia.com/gpu.product", "old");
-        createNode(labels, Map.of());
+        createNode(labels, Map.of(NodePatch.NFD_LABELS, "cpu-model.vendor_id,nvidia.com/gpu.product"));
         NodePublisher publisher = publisher();
         List<NodePatch.Op> sent = publisher.apply(labels("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB").asMap());
         List<String> requests = drainRequests();
         assertEquals(2, requests.stream().filter(x -> x.startsWith("PATCH")).count(), requests.toString());
-        // first patch: the annotation created with the key, the foreign value untouched; second: the value, alone
-        assertEquals(List.of(new NodePatch.Op("replace", "/metadata/resourceVersion", sent.get(0).value()),
-                new NodePatch.Op("add", "/metadata/annotations", Map.of()),
-                new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-labels", "nvidia.com/gpu.product"),
+        // first patch: the key listed, nfd-master's value untouched; second: the value, alone
+        assertEquals(List.of(new NodePatch.Op("add", "/metadata/annotations/node-labeller.io~1managed-labels", "nvidia.com/gpu.product"),
                 new NodePatch.Op("replace", "/metadata/labels/nvidia.com~1gpu.product", "NVIDIA-A100-SXM4-40GB")), sent);
         Node n = node();
         assertEquals("NVIDIA-A100-SXM4-40GB", n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
@@ -267,6 +266,38 @@ class NodePublisherMockServerTest {
         n = node();
         assertNull(n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
         assertEquals("ops", n.getMetadata().getLabels().get("team.example.com/owner"));
+    }
+
+    /**
+     * Any other writer's label with a desired key (an admin's, the GPU Operator's) is neither listed nor changed; the
+     * conflict is logged once, not every cycle, and once more when it is gone.
+     */
+    @Test
+    void anotherWritersLabelIsLeftAsItIs() throws Exception {
+        Map<String, String> labels = foreign();
+        labels.put("nvidia.com/gpu.product", "admins");
+        createNode(labels, Map.of());
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NodePublisher.class);
+        log.start();
+        logger.addAppender(log);
+        try {
+            NodePublisher publisher = publisher();
+            LabelSet want = labels("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.present", "true");
+            publisher.publish(want);
+            publisher.publish(want);
+            Node n = node();
+            assertEquals("admins", n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
+            assertEquals("nvidia.com/gpu.present", n.getMetadata().getAnnotations().get(ANNOTATION), "only what it could take");
+            List<String> warnings = log.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
+            assertEquals(1, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).contains("another writer holds label nvidia.com/gpu.product"), warnings.get(0));
+            publisher.publish(labels("nvidia.com/gpu.present", "true"));
+            assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("no output of another writer in the way")));
+        } finally {
+            logger.detachAppender(log);
+        }
     }
 
     @Test
