@@ -21,13 +21,14 @@
 {{- end -}}
 
 {{/*
-The agent's service account. The admission policy restricts every service account whose name contains it, so it
-must be specific: "default" is refused while the policy is on.
+The agent's service account. The release's ClusterRoleBinding binds it, and the admission policy polices whom that
+binding binds: it must be the agent's own ("default" is refused while the policy is on: every pod of the namespace
+that runs as it would get the agent's permissions).
 */}}
 {{- define "node-labeller.serviceAccountName" -}}
 {{- $name := .Values.serviceAccount.create | ternary (default (include "node-labeller.fullname" .) .Values.serviceAccount.name) (default "default" .Values.serviceAccount.name) -}}
 {{- if and .Values.admissionPolicy.enabled (eq $name "default") -}}
-{{- fail "serviceAccount: the admission policy matches service accounts by name, so the agent needs its own (serviceAccount.create=true, or serviceAccount.name of an existing, specific one)" -}}
+{{- fail "serviceAccount: the agent needs its own service account while the admission policy is on (serviceAccount.create=true, or serviceAccount.name of an existing one that only the agent uses)" -}}
 {{- end -}}
 {{- $name -}}
 {{- end -}}
@@ -58,13 +59,24 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- toYaml $config -}}
 {{- end -}}
 
-{{/* The label domains the admission policy allows: admissionPolicy.labelDomains and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway), as a JSON list. */}}
+{{/*
+The domains the admission policy allows besides feature.node.kubernetes.io, as a CEL list: admissionPolicy.labelDomains
+and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway), without NFD's namespace (always allowed)
+and without a reserved domain (nvidia.com, kubernetes.io, k8s.io, node-labeller.io or a subdomain: the policy refuses
+those whatever this lists; under nvidia.com only the GPU labels are allowed, and always).
+*/}}
 {{- define "node-labeller.labelDomains" -}}
-{{- $domains := list -}}
-{{- range .Values.admissionPolicy.labelDomains }}{{ $domains = append $domains . }}{{ end -}}
 {{- $core := (default (dict) (default (dict) .Values.config).core) -}}
-{{- range (default (list) $core.extraLabelNs) }}{{ $domains = append $domains (trimPrefix "*." .) }}{{ end -}}
-{{- $domains | uniq | toJson -}}
+{{- $domains := list -}}
+{{- range (concat (default (list) .Values.admissionPolicy.labelDomains) (default (list) $core.extraLabelNs)) -}}
+{{- $d := trimPrefix "*." . -}}
+{{- $skip := false -}}
+{{- range (list "feature.node.kubernetes.io" "nvidia.com" "kubernetes.io" "k8s.io" "node-labeller.io") -}}
+{{- if or (eq $d .) (hasSuffix (printf ".%s" .) $d) }}{{ $skip = true }}{{ end -}}
+{{- end -}}
+{{- if not $skip }}{{ $domains = append $domains $d }}{{ end -}}
+{{- end -}}
+[{{ range $i, $d := ($domains | uniq) }}{{ if $i }}, {{ end }}'{{ $d }}'{{ end }}]
 {{- end -}}
 
 {{/*

@@ -32,7 +32,8 @@ public final class LabelValidity {
      * Keys that other components read as commands (the GPU Operator's {@code nvidia.com/gpu.deploy.*} and
      * {@code gpu.workload.config}, the MIG manager's {@code mig.config*}, the device plugin's per-node
      * {@code device-plugin.config}, upgrade controllers' keys): a label rule that wrote one could tear down GPU
-     * operands or repartition GPUs. The shipped admission policy denies the same keys ({@code deniedKeys}).
+     * operands or repartition GPUs. The shipped admission policy refuses them too (outside its allowlist, or a key
+     * containing "upgrade").
      */
     static final List<String> CONTROL_PREFIXES = List.of("nvidia.com/gpu.deploy.", "nvidia.com/mig.config");
     static final List<String> CONTROL_KEYS = List.of("nvidia.com/device-plugin.config", "nvidia.com/gpu.workload.config");

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,7 +40,7 @@ class HelmChartTest {
 
     static List<HasMetadata> template(String namespace, Map<String, Object> values) {
         TemplateCommand t = new Helm(Manifests.CHART).template().withName("node-labeller").withNamespace(namespace)
-                .withKubeVersion("1.30.0");
+                .withKubeVersion("1.33.0");
         values.forEach(t::set);
         return Manifests.parseAll(t.call());
     }
@@ -50,26 +51,75 @@ class HelmChartTest {
         assertFalse(r.isFailed(), String.join("\n", r.getMessages()));
     }
 
-    /** Only the admission policy needs 1.30: older clusters install with it off, and get a message saying so. */
+    /** Only the admission policy needs 1.33: older clusters install with it off, and get a message saying so. */
     @Test
     void olderClustersNeedTheAdmissionPolicyOff() {
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                () -> new Helm(Manifests.CHART).template().withKubeVersion("1.29.9").call());
-        assertTrue(e.getMessage().contains("admissionPolicy.enabled needs Kubernetes 1.30 or later")
+                () -> new Helm(Manifests.CHART).template().withKubeVersion("1.32.9").call());
+        assertTrue(e.getMessage().contains("admissionPolicy.enabled needs Kubernetes 1.33 or later")
                 && e.getMessage().contains("set admissionPolicy.enabled=false"), e.getMessage());
         List<HasMetadata> old = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.29.9").set("admissionPolicy.enabled", false).call());
+                .withNamespace("node-labeller").withKubeVersion("1.32.9").set("admissionPolicy.enabled", false).call());
         assertEquals(1, ofKind(old, DaemonSet.class).size());
         assertTrue(ofKind(old, ValidatingAdmissionPolicy.class).isEmpty());
     }
 
-    /** core.extraLabelNs of the config reaches the policy's allowed domains: no patch 403s until both are edited. */
+    /**
+     * core.extraLabelNs of the config reaches the policy's allowed domains: no patch 403s until both are edited. NFD's
+     * namespace is always allowed, and a reserved domain never (under nvidia.com, only the GPU labels, always).
+     */
     @Test
     void extraLabelNamespacesOfTheConfigAreAllowedByThePolicy(@TempDir Path tmp) throws Exception {
-        List<HasMetadata> helm = templateWith(tmp, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com]}}\n");
-        String domains = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
-                .filter(v -> v.getName().equals("domains")).findFirst().orElseThrow().getExpression();
-        assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com', 'corp.example']", domains);
+        List<HasMetadata> helm = templateWith(tmp, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com,"
+                + " network.nvidia.com, node-role.kubernetes.io, feature.node.kubernetes.io]}}\n");
+        assertEquals("['example.com', 'corp.example']", variable(helm, "labelDomains"));
+    }
+
+    private static String variable(List<HasMetadata> objects, String name) {
+        return ofKind(objects, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
+                .filter(v -> v.getName().equals(name)).findFirst().orElseThrow().getExpression();
+    }
+
+    /**
+     * Each release polices exactly its own agent: its policy's parameter is its own ClusterRoleBinding, which binds its
+     * own service account. Release A's policy does not apply to release B's agent (which writes its own domain and
+     * taint), nor, with serviceAccount.name=node, to the cluster's node controllers, CNI or nfd-master.
+     */
+    @Test
+    void eachReleasePolicesOnlyItsOwnAgent(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> a = new ArrayList<>(Manifests.parseAll(new Helm(Manifests.CHART).template().withName("a")
+                .withNamespace("labellers").withKubeVersion("1.33.0").set("serviceAccount.name", "node").call()));
+        Path bValues = Files.createTempFile(tmp, "values", ".yaml");
+        Files.writeString(bValues, "config: {core: {extraLabelNs: [example.com]}, publish: {taints: true}}\n");
+        List<HasMetadata> b = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("b")
+                .withNamespace("labellers").withKubeVersion("1.33.0").withValuesFile(bValues).call());
+        List<HasMetadata> cluster = new ArrayList<>(a);
+        cluster.addAll(b);
+        AdmissionPolicyTest.Installed policyA = AdmissionPolicyTest.Installed.of(cluster, "a-node-labeller-own-node-labels");
+        AdmissionPolicyTest.Installed policyB = AdmissionPolicyTest.Installed.of(cluster, "b-node-labeller-own-node-labels");
+        var agentA = AdmissionRequests.User.serviceAccount("labellers", "node", "n1");
+        var agentB = AdmissionRequests.User.serviceAccount("labellers", "b-node-labeller", "n1");
+        Map<String, Object> before = AdmissionPolicyTest.node(n -> { });
+        Map<String, Object> bWrites = AdmissionPolicyTest.node(AdmissionPolicyTest.label("example.com/rack", "r1")
+                .andThen(AdmissionPolicyTest.managed(AdmissionPolicyTest.OWNED + ",example.com/rack"))
+                .andThen(AdmissionPolicyTest.annotation(io.nodelabeller.publish.NodePatch.MANAGED_TAINTS, "example.com/dedicated:NoSchedule"))
+                .andThen(n -> AdmissionPolicyTest.map(n, "spec").put("taints", List.of(Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"),
+                        Map.of("key", "example.com/dedicated", "effect", "NoSchedule")))));
+        assertFalse(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before).applies());
+        AdmissionPolicyTest.assertAllowed(AdmissionPolicyTest.admit(policyB, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before));
+        AdmissionPolicyTest.assertDenied(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentA), bWrites, before),
+                "not: example.com/rack");
+        for (var controller : List.of(AdmissionRequests.User.serviceAccount("kube-system", "node-controller", "n1"),
+                AdmissionRequests.User.serviceAccount("kube-system", "node-ipam-controller", "n1"),
+                AdmissionRequests.User.serviceAccount("calico-system", "calico-node", "n1"),
+                AdmissionRequests.User.serviceAccount("node-feature-discovery", "nfd-master", "n1"))) {
+            Map<String, Object> write = AdmissionPolicyTest.node(n -> {
+                AdmissionPolicyTest.map(n, "spec").put("podCIDR", "10.244.9.0/24");
+                AdmissionPolicyTest.map(n, "spec").put("taints", List.of(Map.of("key", "node.kubernetes.io/not-ready", "effect", "NoExecute")));
+            });
+            assertFalse(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, controller), write, before).applies(),
+                    controller.username());
+        }
     }
 
     /**
@@ -119,7 +169,7 @@ class HelmChartTest {
                 securityContext: {runAsNonRoot: true, runAsUser: 1000, readOnlyRootFilesystem: true}
                 """);
         List<HasMetadata> helm = Manifests.parseAll(new Helm(Manifests.CHART).template().withName("rel")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(values).call());
+                .withNamespace("node-labeller").withKubeVersion("1.33.0").withValuesFile(values).call());
         DaemonSet ds = one(helm, DaemonSet.class, "labeller");
         assertEquals("infra", ds.getMetadata().getNamespace());
         var pod = ds.getSpec().getTemplate();
@@ -137,8 +187,12 @@ class HelmChartTest {
         var binding = ofKind(helm, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0);
         assertEquals("gpu-node-labeller", binding.getSubjects().get(0).getName());
         assertEquals("infra", binding.getSubjects().get(0).getNamespace());
-        String match = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getMatchConditions().get(0).getExpression();
-        assertTrue(match.contains(".contains('gpu-node-labeller')"), "the policy restricts the account the agent uses: " + match);
+        // the policy restricts the account the agent uses: its parameter is this binding
+        AdmissionPolicyTest.Installed policy = AdmissionPolicyTest.Installed.of(helm, "own-node-labels");
+        assertEquals(binding.getMetadata().getName(), policy.binding().getSpec().getParamRef().getName());
+        assertTrue(AdmissionPolicyTest.admit(policy, AdmissionRequests.nodeUpdate("n1", null,
+                AdmissionRequests.User.serviceAccount("infra", "gpu-node-labeller", "n1")),
+                AdmissionPolicyTest.node(n -> { }), AdmissionPolicyTest.node(n -> { })).applies());
 
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> template(
                 Map.of("serviceAccount.create", false)));
@@ -306,9 +360,7 @@ class HelmChartTest {
         var container = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertTrue(container.getImage().endsWith(":9.9.9"), container.getImage());
         assertEquals("300Mi", container.getResources().getLimits().get("memory").toString());
-        String domains = ofKind(helm, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
-                .filter(v -> v.getName().equals("domains")).findFirst().orElseThrow().getExpression();
-        assertEquals("['feature.node.kubernetes.io', 'nvidia.com', 'example.com']", domains);
+        assertEquals("['example.com']", variable(helm, "labelDomains"));
         JsonNode config = yaml(one(helm, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
         assertEquals("30s", config.path("core").path("sleepInterval").asText());
         assertTrue(ofKind(template(Map.of("admissionPolicy.enabled", false)), ValidatingAdmissionPolicy.class).isEmpty());
@@ -352,11 +404,11 @@ class HelmChartTest {
         }
     }
 
-    /** The chart rendered as release node-labeller in namespace node-labeller on Kubernetes 1.30 with {@code values}. */
+    /** The chart rendered as release node-labeller in namespace node-labeller on Kubernetes 1.33 with {@code values}. */
     private static List<HasMetadata> templateWith(Path tmp, String values) throws Exception {
         Path file = Files.createTempFile(tmp, "values", ".yaml");
         Files.writeString(file, values);
         return Manifests.parseAll(new Helm(Manifests.CHART).template().withName("node-labeller")
-                .withNamespace("node-labeller").withKubeVersion("1.30.0").withValuesFile(file).call());
+                .withNamespace("node-labeller").withKubeVersion("1.33.0").withValuesFile(file).call());
     }
 }

@@ -18,16 +18,17 @@ import java.util.regex.Pattern;
 /**
  * The part of kustomize our manifests use, in plain Java (no kustomize binary here): {@code resources} (files and
  * directories), {@code patches} (inline JSON 6902, target by kind, anchored name regex matched against the
- * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix},
- * {@code namespace} (with kustomize's side effects: the Namespace object renamed, binding subjects that name a
- * moved service account moved too) and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
+ * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix} (with the
+ * {@code nameReference}s of {@code configurations}: a field naming a renamed object follows it, in this
+ * kustomization and those that build on it), {@code namespace} (with kustomize's side effects: the Namespace object
+ * renamed, binding subjects that name a moved service account moved too) and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
  * so a manifest change that needs more of kustomize fails here instead of being rendered wrongly.
  */
 final class Kustomize {
 
     static final YAMLMapper YAML = new YAMLMapper();
     private static final Set<String> KEYS = Set.of("apiVersion", "kind", "namespace", "resources", "patches",
-            "nameSuffix", "images");
+            "nameSuffix", "images", "configurations");
     /**
      * The kinds our manifests use that kustomize's {@code namespace:} leaves alone, as kustomize decides it: from
      * the built-in OpenAPI data of kyaml ({@code kyaml/openapi/openapi.go}, {@code precomputedIsNamespaceScoped}),
@@ -52,7 +53,16 @@ final class Kustomize {
     private Kustomize() {
     }
 
+    /** A {@code nameReference} of a {@code configurations} file: field {@code path} of {@code referrer}s names a {@code kind}. */
+    record NameReference(String kind, String referrer, List<String> path) {
+    }
+
     static List<Resource> render(Path dir) {
+        return render(dir, new ArrayList<>());
+    }
+
+    /** {@code references}: the name references of this kustomization and those it builds on, gathered as kustomize does. */
+    private static List<Resource> render(Path dir, List<NameReference> references) {
         JsonNode k = read(dir.resolve("kustomization.yaml")).get(0);
         for (Iterator<String> it = k.fieldNames(); it.hasNext(); ) {
             String key = it.next();
@@ -64,10 +74,20 @@ final class Kustomize {
         for (JsonNode r : k.path("resources")) {
             Path p = dir.resolve(r.asText()).normalize();
             if (Files.isDirectory(p)) {
-                out.addAll(render(p));
+                out.addAll(render(p, references));
             } else {
                 for (JsonNode doc : read(p)) {
                     out.add(new Resource(doc.path("metadata").path("name").asText(), (ObjectNode) doc));
+                }
+            }
+        }
+        for (JsonNode config : k.path("configurations")) {
+            for (JsonNode doc : read(dir.resolve(config.asText()))) {
+                for (JsonNode ref : doc.path("nameReference")) {
+                    for (JsonNode spec : ref.path("fieldSpecs")) {
+                        references.add(new NameReference(ref.path("kind").asText(), spec.path("kind").asText(),
+                                List.of(spec.path("path").asText().split("/"))));
+                    }
                 }
             }
         }
@@ -75,6 +95,9 @@ final class Kustomize {
             applyPatch(dir, patch, out);
         }
         String suffix = k.path("nameSuffix").asText("");
+        if (!suffix.isEmpty()) {
+            renameReferences(out, references, suffix);
+        }
         String namespace = k.path("namespace").asText("");
         // kustomize's name references: a binding subject naming a service account that moves moves with it
         Set<String> movedAccounts = new java.util.HashSet<>();
@@ -106,6 +129,27 @@ final class Kustomize {
             }
         }
         return out;
+    }
+
+    /** Fields that name an object this kustomization renames (by {@code suffix}) are renamed with it. */
+    private static void renameReferences(List<Resource> resources, List<NameReference> references, String suffix) {
+        for (NameReference ref : references) {
+            Set<String> renamed = new java.util.HashSet<>();
+            resources.stream().filter(r -> r.kind().equals(ref.kind())).forEach(r -> renamed.add(r.name()));
+            for (Resource r : resources) {
+                if (!r.kind().equals(ref.referrer())) {
+                    continue;
+                }
+                JsonNode parent = r.object();
+                for (String step : ref.path().subList(0, ref.path().size() - 1)) {
+                    parent = parent.path(step);
+                }
+                String field = ref.path().get(ref.path().size() - 1);
+                if (parent instanceof ObjectNode o && renamed.contains(o.path(field).asText())) {
+                    o.put(field, o.path(field).asText() + suffix);
+                }
+            }
+        }
     }
 
     private static void applyPatch(Path dir, JsonNode patch, List<Resource> resources) {
