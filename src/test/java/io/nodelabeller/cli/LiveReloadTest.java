@@ -204,8 +204,11 @@ class LiveReloadTest {
     /** How each change of {@link #everyChangeReachesTheNodeAtOnceWhileASourceFails} must reach the node. */
     private static final long AT_ONCE_MS = 2500;
 
-    /** A GPU node whose driver goes away (NVML: driver not loaded), or a VM whose memory source cannot read anything. */
-    enum Failing { NVIDIA, MEMORY }
+    /**
+     * A GPU node without NVML from the start (the driver not installed yet: no libnvidia-ml.so.1), one whose driver
+     * goes away while the agent runs (NVML: driver not loaded), or a VM whose memory source cannot read anything.
+     */
+    enum Failing { NVML_MISSING, NVIDIA, MEMORY }
 
     /** The config of the failing-host scenario: rules on system, on a features.d value, and on NVML's GPUs. */
     private static String failingHostConfig(int port, Path customD, String release) {
@@ -257,7 +260,7 @@ class LiveReloadTest {
         }
         Path nvmlDir = tmp.resolve("lib");
         FakeNvml working = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb());
-        Path lib = working.install(nvmlDir);
+        Path lib = failing == Failing.NVML_MISSING ? tmp.resolve("none/libnvidia-ml.so.1") : working.install(nvmlDir);
         Path cm = tmp.resolve("config");
         Path customD = tmp.resolve("custom.d");
         Path dp = tmp.resolve("device-plugin");
@@ -267,7 +270,8 @@ class LiveReloadTest {
         startRun("--config", cm.resolve("nfd.conf").toString(), "--host-root", root.toString(),
                 "--nvml-library", lib.toString(), "--device-plugin-config", dp.resolve("config.yaml").toString());
         awaitLabels(l -> "v1".equals(l.get(PREFIX + "reload-a")) && "1".equals(l.get(PREFIX + "copied"))
-                && "4".equals(l.get("nvidia.com/gpu.replicas")) && "a100".equals(l.get(PREFIX + "gpu-rule")), 30, log);
+                && "true".equals(l.get("nvidia.com/gpu.present")) && (failing == Failing.NVML_MISSING
+                || ("4".equals(l.get("nvidia.com/gpu.replicas")) && "a100".equals(l.get(PREFIX + "gpu-rule")))), 30, log);
 
         if (failing == Failing.NVIDIA) {
             // the driver goes away (a GPU Operator driver upgrade): NVML_ERROR_DRIVER_NOT_LOADED from nvmlInit_v2
@@ -275,7 +279,7 @@ class LiveReloadTest {
         }
         Files.writeString(featuresD.resolve("vendor"), "x=2\n");
         timed("a features.d value a rule copies", l -> "2".equals(l.get(PREFIX + "copied")));
-        if (failing == Failing.NVIDIA) {
+        if (failing != Failing.MEMORY) {
             awaitMetric(port, "node_labeller_nvml_up 0.0", log);
         } else {
             assertTrue(metrics(port).contains("node_labeller_source_errors_total{source=\"memory\"}"), metrics(port));
@@ -298,6 +302,14 @@ class LiveReloadTest {
         ConfigMapVolume.write(dp, "config.yaml", timeSlicing(2));
         if (failing == Failing.MEMORY) {
             timed("the device plugin's config", l -> "2".equals(l.get("nvidia.com/gpu.replicas")));
+        } else if (failing == Failing.NVML_MISSING) {
+            // without NVML nothing comes from the device plugin's config (GFD's labels need NVML): it is read, the
+            // node keeps gpu.present (from the PCI scan) and gfd.timestamp, as documented, and nothing else of nvidia.com
+            awaitLog("config reloaded", 2);
+            Files.writeString(featuresD.resolve("vendor"), "x=3\n");
+            timed("a features.d value a rule copies", l -> "3".equals(l.get(PREFIX + "copied")));
+            assertEquals(List.of("nvidia.com/gfd.timestamp", "nvidia.com/gpu.present"),
+                    labels().keySet().stream().filter(k -> k.startsWith("nvidia.com/")).sorted().toList());
         } else {
             // what reads NVML waits for it: the replicas label and the rule on the GPUs keep their last values
             awaitLog("config reloaded", 2);
