@@ -11,12 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -76,7 +72,7 @@ class BlockingHostFilesTest {
     }
 
     static Path withFifos(Path tmp, List<String> fifos) throws Exception {
-        Path root = copy(Hosts.root("gpu-server"), tmp.resolve("host"));
+        Path root = Hosts.copy("gpu-server", tmp.resolve("host"));
         for (String f : fifos) {
             Path p = root.resolve(f);
             Files.deleteIfExists(p);
@@ -98,27 +94,5 @@ class BlockingHostFilesTest {
             logger.detachAppender(log);
             log.list.forEach(e -> warnings.add(e.getFormattedMessage()));
         }
-    }
-
-    static Path copy(Path from, Path to) throws IOException {
-        Files.walkFileTree(from, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                Files.createDirectories(to.resolve(from.relativize(dir).toString()));
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (Files.isSymbolicLink(file)) {
-                    Files.createSymbolicLink(target, Files.readSymbolicLink(file));
-                } else {
-                    Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
-                }
-                return FileVisitResult.CONTINUE;
-            }
-        });
-        return to;
     }
 }

@@ -68,8 +68,7 @@ class NvmlOutageTest {
     void gpuModeKeepsItsValueWhileThePciScanFails() throws Exception {
         assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
         Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
-        Path host = tmp.resolve("host");
-        copy(Hosts.root("gpu-server"), host);
+        Path host = Hosts.copy("gpu-server", tmp.resolve("host"));
         Cycle cycle = pciAndNvidiaCycle(host, lib, 2);
         Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
         cycle.run();
@@ -98,20 +97,5 @@ class NvmlOutageTest {
                 new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), Catalog.labelValidity(Config.DEFAULT.core()), null),
                 Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
-    }
-
-    private static void copy(Path from, Path to) throws java.io.IOException {
-        try (java.util.stream.Stream<Path> all = Files.walk(from)) {
-            for (Path p : (Iterable<Path>) all::iterator) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isSymbolicLink(p)) {
-                    Files.createSymbolicLink(target, Files.readSymbolicLink(p));
-                } else if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
     }
 }

@@ -39,7 +39,7 @@ public final class Hosts {
                 } else if (Files.isDirectory(p)) {
                     Files.createDirectories(to);
                 } else {
-                    Files.copy(p, to);
+                    Files.copy(p, to, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
                 }
             }
         }
