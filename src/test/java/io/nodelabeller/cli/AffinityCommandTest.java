@@ -23,7 +23,7 @@ class AffinityCommandTest {
         String[] all = new String[args.length + 1];
         all[0] = "affinity";
         System.arraycopy(args, 0, all, 1, args.length);
-        CliTest.Result r = CliTest.run(all);
+        Cli.Result r = Cli.run(all);
         assertEquals(0, r.code(), r.err());
         return new YAMLMapper().readTree(r.out()).at("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms");
     }
@@ -96,14 +96,14 @@ class AffinityCommandTest {
 
     @Test
     void valuesAreStringsAndThePatchFormatsWrapThePodTemplate() throws Exception {
-        CliTest.Result yaml = CliTest.run("affinity", "--min-cuda", "12.4");
+        Cli.Result yaml = Cli.run("affinity", "--min-cuda", "12.4");
         assertTrue(yaml.out().contains("- \"12\""), "a value Kubernetes reads as a string: " + yaml.out());
-        CliTest.Result patch = CliTest.run("affinity", "--min-cuda", "12.4", "--format", "json");
+        Cli.Result patch = Cli.run("affinity", "--min-cuda", "12.4", "--format", "json");
         JsonNode p = new ObjectMapper().readTree(patch.out());
         assertEquals(2, p.at("/spec/template/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
                 + "nodeSelectorTerms").size());
-        assertEquals(2, CliTest.run("affinity").code(), "needs a minimum");
-        assertEquals(2, CliTest.run("affinity", "--min-cuda", "12.x").code());
-        assertEquals(2, CliTest.run("affinity", "--min-cuda", "12.4.1").code());
+        assertEquals(2, Cli.run("affinity").code(), "needs a minimum");
+        assertEquals(2, Cli.run("affinity", "--min-cuda", "12.x").code());
+        assertEquals(2, Cli.run("affinity", "--min-cuda", "12.4.1").code());
     }
 }

@@ -25,7 +25,7 @@ class BadInputTest {
         return text.lines().filter(l -> !l.isBlank()).toList();
     }
 
-    static void assertUsageError(CliTest.Result r, String expectedLine) {
+    static void assertUsageError(Cli.Result r, String expectedLine) {
         assertEquals(Main.USAGE, r.code(), r.err());
         List<String> err = lines(r.err());
         assertEquals(2, err.size(), "one line and the hint, not the usage text: " + err);
@@ -36,24 +36,24 @@ class BadInputTest {
     @Test
     void aHostRootThatIsNotADirectoryIsAUsageError() throws Exception {
         // before: exit 0 and a node without labels
-        assertUsageError(CliTest.run("print", "--host-root", tmp.resolve("nope").toString()),
+        assertUsageError(Cli.run("print", "--host-root", tmp.resolve("nope").toString()),
                 "node-labeller: --host-root " + tmp.resolve("nope") + ": no such directory");
         Path file = Files.writeString(tmp.resolve("file"), "x");
-        assertUsageError(CliTest.run("explain", "--host-root", file.toString()),
+        assertUsageError(Cli.run("explain", "--host-root", file.toString()),
                 "node-labeller: --host-root " + file + ": not a directory");
     }
 
     @Test
     void aMissingKubeconfigIsAUsageErrorLikeAMissingConfig() {
-        assertUsageError(CliTest.run("once", "--node-name", "n1", "--kubeconfig", tmp.resolve("kubeconfig").toString(),
+        assertUsageError(Cli.run("once", "--node-name", "n1", "--kubeconfig", tmp.resolve("kubeconfig").toString(),
                         "--host-root", Hosts.root("cloud-vm").toString()),
                 "node-labeller: --kubeconfig " + tmp.resolve("kubeconfig") + ": no such file");
     }
 
     @Test
     void usageErrorsAreOneLineAndAHint() {
-        assertUsageError(CliTest.run("print", "--bogus"), "node-labeller: Unknown option: '--bogus'");
-        CliTest.Result typo = CliTest.run("prin");
+        assertUsageError(Cli.run("print", "--bogus"), "node-labeller: Unknown option: '--bogus'");
+        Cli.Result typo = Cli.run("prin");
         assertEquals(Main.USAGE, typo.code());
         assertFalse(typo.err().contains("Usage:"), typo.err());
         assertTrue(typo.err().contains("Did you mean: node-labeller print"), typo.err());
@@ -62,7 +62,7 @@ class BadInputTest {
     @Test
     void malformedYamlIsOneLineWithFileLineAndColumn() throws Exception {
         Path bad = Files.writeString(tmp.resolve("bad.yaml"), "core:\n  sleepInterval: 60s\n  labelSources: [all\n");
-        CliTest.Result r = CliTest.run("print", "--config", bad.toString());
+        Cli.Result r = Cli.run("print", "--config", bad.toString());
         assertEquals(Main.USAGE, r.code());
         assertEquals(List.of("config error: " + bad + ": not valid YAML at line 4, column 1: expected ',' or ']', but got <stream end>"
                 + " (while parsing a flow sequence at line 3, column 17)"), lines(r.err()));
@@ -71,7 +71,7 @@ class BadInputTest {
     @Test
     void aBadLabelWhiteListIsOneLine() throws Exception {
         Path bad = Files.writeString(tmp.resolve("re.yaml"), "core:\n  labelWhiteList: \"a(b\"\n");
-        CliTest.Result r = CliTest.run("check-config", "--config", bad.toString());
+        Cli.Result r = Cli.run("check-config", "--config", bad.toString());
         assertEquals(Main.USAGE, r.code());
         List<String> err = lines(r.err());
         assertEquals(1, err.size(), err.toString());
@@ -81,7 +81,7 @@ class BadInputTest {
     @Test
     void checkConfigNamesTheDevicePluginConfigItChecked() throws Exception {
         Path dp = Files.writeString(tmp.resolve("dp.yaml"), "version: v1\nflags:\n  migStrategy: none\n");
-        CliTest.Result r = CliTest.run("check-config", "--device-plugin-config", dp.toString());
+        Cli.Result r = Cli.run("check-config", "--device-plugin-config", dp.toString());
         assertEquals(0, r.code(), r.err());
         assertEquals(List.of("defaults: ok", dp + ": ok (device plugin config)"), lines(r.out()));
     }

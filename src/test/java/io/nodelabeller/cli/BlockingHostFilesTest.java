@@ -36,7 +36,7 @@ class BlockingHostFilesTest {
     void printFinishesWithFifosInPlaceOfHostFiles(@TempDir Path tmp) throws Exception {
         Path root = withFifos(tmp, FIFOS);
         List<String> warnings = new java.util.ArrayList<>();
-        CliTest.Result r = print(root, warnings);
+        Cli.Result r = print(root, warnings);
         assertEquals(0, r.code(), r.err());
         Set<String> out = new TreeSet<>(List.of(r.out().split("\n")));
         // untouched sources still label: the other GPUs, NICs, storage, NUMA, USB, the kernel (its config from
@@ -63,7 +63,7 @@ class BlockingHostFilesTest {
     void aFifoAtOsreleaseFailsOnlyTheKernelSource(@TempDir Path tmp) throws Exception {
         Path root = withFifos(tmp, List.of("proc/sys/kernel/osrelease"));
         List<String> warnings = new java.util.ArrayList<>();
-        CliTest.Result r = print(root, warnings);
+        Cli.Result r = print(root, warnings);
         assertEquals(0, r.code(), r.err());
         assertFalse(r.out().contains("kernel-version."), r.out());
         assertTrue(r.out().contains("feature.node.kubernetes.io/cpu-cpuid.AVX2=true"), r.out());
@@ -82,13 +82,13 @@ class BlockingHostFilesTest {
     }
 
     /** {@code print} on {@code root} (no NVML), collecting what HostFs warns about. */
-    static CliTest.Result print(Path root, List<String> warnings) {
+    static Cli.Result print(Path root, List<String> warnings) {
         ListAppender<ILoggingEvent> log = new ListAppender<>();
         log.start();
         Logger logger = (Logger) LoggerFactory.getLogger(HostFs.class);
         logger.addAppender(log);
         try {
-            return CliTest.run("print", "--no-timestamp", "--host-root", root.toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1");
+            return Cli.run("print", "--no-timestamp", "--host-root", root.toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1");
         } finally {
             logger.detachAppender(log);
             log.list.forEach(e -> warnings.add(e.getFormattedMessage()));

@@ -1,66 +1,19 @@
 package io.nodelabeller.cli;
 
+import io.nodelabeller.cli.Cli.Result;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static io.nodelabeller.cli.Cli.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CliTest {
-
-    /** Runs the CLI in-process, capturing stdout and stderr. */
-    public record Result(int code, String out, String err) {
-    }
-
-    /**
-     * Runs the CLI with an empty environment: what a test sees does not depend on the machine it runs on (a CI
-     * runner that is itself a pod has NODE_NAME, POD_NAMESPACE, ...).
-     */
-    public static Result run(String... args) {
-        return runWith(Map.of(), args);
-    }
-
-    /** Commands that load NVML (they take the common options). */
-    private static final java.util.Set<String> LOADS_NVML = java.util.Set.of("print", "explain", "once", "run");
-
-    /** Where tests that do not name an NVML library look for one: nowhere, so a GPU machine's driver is never loaded. */
-    static final String NO_NVML = "/nonexistent/node-labeller-test/libnvidia-ml.so.1";
-
-    /**
-     * Runs the CLI with {@code env} as its environment variables. A command that would load NVML without
-     * {@code --nvml-library} gets {@link #NO_NVML}: on a machine with a real driver the test would otherwise see
-     * that machine's GPUs.
-     */
-    public static Result runWith(Map<String, String> env, String... given) {
-        String[] args = given;
-        if (given.length > 0 && LOADS_NVML.contains(given[0]) && !java.util.Arrays.asList(given).contains("--nvml-library")) {
-            args = java.util.Arrays.copyOf(given, given.length + 2);
-            args[given.length] = "--nvml-library";
-            args[given.length + 1] = NO_NVML;
-        }
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = Main.execute(new Environment(env), args);
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
 
     @TempDir
     Path tmp;

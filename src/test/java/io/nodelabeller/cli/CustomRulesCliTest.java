@@ -48,7 +48,7 @@ class CustomRulesCliTest {
                       labelsTemplate: "{{ range .pci.device }}{{ env .vendor }}=1{{ end }}"
                       matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: GtLt, value: ["1"]}}}]
                 """.formatted(dir));
-        CliTest.Result r = CliTest.run("check-config", "--config", cfg.toString());
+        Cli.Result r = Cli.run("check-config", "--config", cfg.toString());
         assertEquals(2, r.code(), r.err());
         assertEquals("", r.out());
         List<String> lines = r.err().lines().toList();
@@ -78,7 +78,7 @@ class CustomRulesCliTest {
                 + "matchFeatures: [{feature: pci.device, matchExpressions: {vendor: {op: Like, value: [\"10de\"]}}}]}\n");
         Path cfg = tmp.resolve("c.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: " + dir + "\nsources:\n  custom:\n    - {name: own, labels: {own: \"true\"}}\n");
-        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--sources", "kernel",
+        Cli.Result r = Cli.run("print", "--config", cfg.toString(), "--sources", "kernel",
                 "--host-root", io.nodelabeller.testing.Hosts.root("cloud-vm").toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("feature.node.kubernetes.io/own=true\n"), r.out());
@@ -87,7 +87,7 @@ class CustomRulesCliTest {
         assertEquals(1, r.err().lines().filter(l -> l.contains(dir.resolve("b-broken.yaml") + ": rule file skipped")
                 && l.contains("[0].matchFeatures[0].matchExpressions.vendor.op")).count(), r.err());
 
-        CliTest.Result check = CliTest.run("check-config", "--config", cfg.toString());
+        Cli.Result check = Cli.run("check-config", "--config", cfg.toString());
         assertEquals(2, check.code(), "check-config stays strict");
     }
 
@@ -96,7 +96,7 @@ class CustomRulesCliTest {
         Path cfg = tmp.resolve("ok.yaml");
         Files.writeString(cfg, "core:\n  customRulesDir: \"\"\nsources:\n  local: {}\n  custom:\n"
                 + "    - {name: r, labels: {a: b}, matchFeatures: [{feature: kernel.loadedmodule, matchExpressions: [nvidia]}]}\n");
-        CliTest.Result r = CliTest.run("check-config", "--config", cfg.toString());
+        Cli.Result r = Cli.run("check-config", "--config", cfg.toString());
         assertEquals(0, r.code(), r.err());
     }
 
@@ -114,7 +114,7 @@ class CustomRulesCliTest {
                         - feature: local.feature
                           matchExpressions: {asset-tag: {op: InRegexp, value: ["^INV-"]}}
                 """);
-        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--sources", "local",
+        Cli.Result r = Cli.run("print", "--config", cfg.toString(), "--sources", "local",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         assertEquals("""
@@ -154,7 +154,7 @@ class CustomRulesCliTest {
                         - feature: rule.matched
                           matchExpressions: {always: {op: In, value: ["yes"]}}
                 """);
-        CliTest.Result r = CliTest.run("explain", "--config", cfg.toString(), "--sources", "system,local,pci,kernel",
+        Cli.Result r = Cli.run("explain", "--config", cfg.toString(), "--sources", "system,local,pci,kernel",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         List<String> out = r.out().lines().toList();
@@ -177,7 +177,7 @@ class CustomRulesCliTest {
 
     @Test
     void explainOnTheHostileTreeShowsDroppedLabelsAndWarnings() {
-        CliTest.Result r = CliTest.run("explain", "--sources", "local", "--host-root", Hosts.root("hostile").toString());
+        Cli.Result r = Cli.run("explain", "--sources", "local", "--host-root", Hosts.root("hostile").toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("vendor.example.com/good=yes\n    source: local\n"), r.out());
         assertTrue(r.out().contains("# dropped kubernetes.io/denied=true (local): namespace 'kubernetes.io' is not allowed"),

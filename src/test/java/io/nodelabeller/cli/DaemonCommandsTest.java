@@ -47,11 +47,11 @@ class DaemonCommandsTest {
     void onceWritesTheFeaturesFileAndExitsZero() throws Exception {
         Path out = tmp.resolve("node-labeller.features");
         Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
-        CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host());
+        Cli.Result r = Cli.run("once", "--config", cfg.toString(), "--host-root", host());
         assertEquals(0, r.code(), r.err());
         String content = Files.readString(out);
         assertTrue(content.contains("feature.node.kubernetes.io/kernel-version.major="), content);
-        assertEquals(CliTest.run("print", "--host-root", host()).out(),
+        assertEquals(Cli.run("print", "--host-root", host()).out(),
                 content.substring(content.indexOf('\n') + 1), "the file holds exactly what print shows");
     }
 
@@ -71,7 +71,7 @@ class DaemonCommandsTest {
         Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
         List<String> contents = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", root.toString(),
+            Cli.Result r = Cli.run("once", "--config", cfg.toString(), "--host-root", root.toString(),
                     "--sources", "kernel,local");
             assertEquals(0, r.code(), r.err());
             contents.add(Files.readString(out));
@@ -81,7 +81,7 @@ class DaemonCommandsTest {
         assertFalse(contents.get(0).contains("team="), "labels from features.d files are not written back");
         assertEquals(List.of(contents.get(0), contents.get(0), contents.get(0)), contents);
         // and print on that host shows the local label once, next to the kernel's
-        String printed = CliTest.run("print", "--config", cfg.toString(), "--host-root", root.toString(),
+        String printed = Cli.run("print", "--config", cfg.toString(), "--host-root", root.toString(),
                 "--sources", "kernel,local").out();
         assertTrue(printed.contains("feature.node.kubernetes.io/team=ml"), printed);
     }
@@ -90,7 +90,7 @@ class DaemonCommandsTest {
     void onceExitsOneWhenAnOutputFails() throws Exception {
         Path out = tmp.resolve("no-such-dir").resolve("features");
         Path cfg = config("publish:\n  node: false\n  featuresFile: " + out + "\n");
-        CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host());
+        Cli.Result r = Cli.run("once", "--config", cfg.toString(), "--host-root", host());
         assertEquals(1, r.code());
         assertTrue(r.err().contains("node-labeller once: features-file: cannot write " + out), r.err());
     }
@@ -98,19 +98,19 @@ class DaemonCommandsTest {
     @Test
     void usageProblemsExitTwo() throws Exception {
         Path cfg = config("publish:\n  node: false\n");
-        CliTest.Result none = CliTest.run("once", "--config", cfg.toString());
+        Cli.Result none = Cli.run("once", "--config", cfg.toString());
         assertEquals(2, none.code());
         assertTrue(none.err().contains("nothing to publish"), none.err());
 
         Path bad = config("publish:\n  staleAfter: never\n");
-        assertEquals(2, CliTest.run("run", "--config", bad.toString()).code());
-        assertEquals(2, CliTest.run("once", "--sources", "nosuch").code());
+        assertEquals(2, Cli.run("run", "--config", bad.toString()).code());
+        assertEquals(2, Cli.run("once", "--sources", "nosuch").code());
     }
 
     @Test
     void aNodeNameIsRequiredToPublishToKubernetes() {
         for (String cmd : new String[] {"run", "once", "prune"}) {
-            CliTest.Result r = CliTest.run(cmd, "--host-root", host());
+            Cli.Result r = Cli.run(cmd, "--host-root", host());
             assertEquals(2, r.code(), cmd);
             assertTrue(r.err().contains("no node name: set --node-name or the NODE_NAME environment variable"),
                     cmd + ": " + r.err());
@@ -144,7 +144,7 @@ class DaemonCommandsTest {
                     .endMetadata().build()).create();
             String kubeconfig = kubeconfigFor(client).toString();
 
-            CliTest.Result first = CliTest.run("once", "--host-root", host(), "--node-name", "worker-1",
+            Cli.Result first = Cli.run("once", "--host-root", host(), "--node-name", "worker-1",
                     "--kubeconfig", kubeconfig);
             assertEquals(0, first.code(), first.err());
             Node node = client.nodes().withName("worker-1").get();
@@ -156,13 +156,13 @@ class DaemonCommandsTest {
 
             // a new process whose kernel source fails (no osrelease under this root) keeps the kernel labels
             Path empty = Files.createDirectories(tmp.resolve("empty-host"));
-            CliTest.Result restart = CliTest.run("once", "--host-root", empty.toString(), "--sources", "kernel",
+            Cli.Result restart = Cli.run("once", "--host-root", empty.toString(), "--sources", "kernel",
                     "--node-name", "worker-1", "--kubeconfig", kubeconfig);
             assertEquals(0, restart.code(), restart.err());
             node = client.nodes().withName("worker-1").get();
             assertEquals(kernel, node.getMetadata().getLabels().get("feature.node.kubernetes.io/kernel-version.full"));
 
-            CliTest.Result prune = CliTest.run("prune", "--node-name", "worker-1", "--kubeconfig", kubeconfig);
+            Cli.Result prune = Cli.run("prune", "--node-name", "worker-1", "--kubeconfig", kubeconfig);
             assertEquals(0, prune.code(), prune.err());
             node = client.nodes().withName("worker-1").get();
             assertEquals(Map.of("team", "ml"), node.getMetadata().getLabels());
@@ -181,7 +181,7 @@ class DaemonCommandsTest {
             while (server.takeRequest(50, TimeUnit.MILLISECONDS) != null) {
                 // the test's own create
             }
-            CliTest.Result r = CliTest.run("once", "--host-root", host(), "--node-name", "worker-3",
+            Cli.Result r = Cli.run("once", "--host-root", host(), "--node-name", "worker-3",
                     "--kubeconfig", kubeconfigFor(client).toString());
             assertEquals(0, r.code(), r.err());
             List<String> requests = new ArrayList<>();
@@ -201,7 +201,7 @@ class DaemonCommandsTest {
         try (KubernetesClient client = server.createClient()) {
             Path kubeconfig = kubeconfigFor(client);
             Path cfg = config("publish:\n  node: false\n  nodeFeature:\n    enabled: true\n    namespace: nfd\n");
-            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+            Cli.Result r = Cli.run("once", "--config", cfg.toString(), "--host-root", host(),
                     "--node-name", "worker-7", "--kubeconfig", kubeconfig.toString());
             assertEquals(0, r.code(), r.err());
             GenericKubernetesResource nf = nodeFeature(client, "nfd", "worker-7");
@@ -222,7 +222,7 @@ class DaemonCommandsTest {
         try (KubernetesClient client = server.createClient()) {
             Path kubeconfig = kubeconfigFor(client);
             Path cfg = config("core:\n  ownerRefs: [pod]\npublish:\n  node: false\n  nodeFeature:\n    enabled: true\n");
-            CliTest.Result r = CliTest.runWith(Map.of("NODE_NAME", "worker-3", "POD_NAMESPACE", "gpu-infra",
+            Cli.Result r = Cli.runWith(Map.of("NODE_NAME", "worker-3", "POD_NAMESPACE", "gpu-infra",
                             "POD_NAME", "node-labeller-x7k2p", "POD_UID", "0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e01"),
                     "once", "--config", cfg.toString(), "--host-root", host(), "--kubeconfig", kubeconfig.toString());
             assertEquals(0, r.code(), r.err());
@@ -241,14 +241,14 @@ class DaemonCommandsTest {
         Path kubeconfig = tmp.resolve("broken-kubeconfig");
         Files.writeString(kubeconfig, "this is not a kubeconfig");
         Path cfg = config("core:\n  noPublish: true\npublish:\n  nodeFeature:\n    enabled: true\n");
-        CliTest.Result dry = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+        Cli.Result dry = Cli.run("once", "--config", cfg.toString(), "--host-root", host(),
                 "--node-name", "", "--kubeconfig", kubeconfig.toString());
         assertEquals(0, dry.code(), dry.err());
         assertTrue(dry.err().contains("core.noPublish: nothing written to Kubernetes; "), dry.err());
 
         Path out = tmp.resolve("node-labeller.features");
         Path withFile = config("core:\n  noPublish: true\npublish:\n  featuresFile: " + out + "\n");
-        CliTest.Result r = CliTest.run("once", "--config", withFile.toString(), "--host-root", host(),
+        Cli.Result r = Cli.run("once", "--config", withFile.toString(), "--host-root", host(),
                 "--node-name", "", "--kubeconfig", kubeconfig.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(Files.readString(out).contains("feature.node.kubernetes.io/kernel-version.full="),
@@ -260,7 +260,7 @@ class DaemonCommandsTest {
     void aKubeconfigThatCannotBeReadFailsOnceNamingIt() throws Exception {
         Path kubeconfig = tmp.resolve("broken-kubeconfig");
         Files.writeString(kubeconfig, "this is not a kubeconfig");
-        CliTest.Result r = CliTest.run("once", "--host-root", host(), "--node-name", "worker-2", "--kubeconfig",
+        Cli.Result r = Cli.run("once", "--host-root", host(), "--node-name", "worker-2", "--kubeconfig",
                 kubeconfig.toString());
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("node-labeller once: cannot set up the Kubernetes client from " + kubeconfig + ": "),
@@ -274,7 +274,7 @@ class DaemonCommandsTest {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-9").endMetadata().build())
                     .create();
             Path cfg = config("core:\n  noPublish: true\n");
-            CliTest.Result r = CliTest.run("once", "--config", cfg.toString(), "--host-root", host(),
+            Cli.Result r = Cli.run("once", "--config", cfg.toString(), "--host-root", host(),
                     "--node-name", "worker-9", "--kubeconfig", kubeconfigFor(client).toString());
             assertEquals(0, r.code(), r.err());
             Node node = client.nodes().withName("worker-9").get();

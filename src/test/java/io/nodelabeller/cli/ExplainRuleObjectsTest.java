@@ -50,7 +50,7 @@ class ExplainRuleObjectsTest {
         Files.writeString(rules, OBJECTS);
         Path cfg = tmp.resolve("config.yaml");
         Files.writeString(cfg, "publish: {taints: true, extendedResources: true}\n");
-        CliTest.Result r = CliTest.run("explain", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(),
+        Cli.Result r = Cli.run("explain", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(),
                 "--sources", "system", "--node-feature-rules", rules.toString());
         assertEquals(0, r.code(), r.err());
         List<String> out = r.out().lines().toList();
@@ -72,7 +72,7 @@ class ExplainRuleObjectsTest {
     void somethingElseThanNodeFeatureRulesIsAUsageError() throws Exception {
         Path rules = tmp.resolve("cm.yaml");
         Files.writeString(rules, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
-        CliTest.Result r = CliTest.run("explain", "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system",
+        Cli.Result r = Cli.run("explain", "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system",
                 "--node-feature-rules", rules.toString());
         assertEquals(2, r.code());
         assertTrue(r.err().contains(rules + ": expected NodeFeatureRule objects"), r.err());

@@ -32,13 +32,13 @@ class FailOnInitErrorCliTest {
         return tmp.resolve("node-labeller.features");
     }
 
-    private CliTest.Result cli(String command, String host, boolean failOnInitError) throws Exception {
+    private Cli.Result cli(String command, String host, boolean failOnInitError) throws Exception {
         Path lib = FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
         Path cfg = tmp.resolve("config.yaml");
         Files.writeString(cfg, "publish:\n  node: false\n  featuresFile: " + out() + "\ndaemon:\n  port: 0\n");
         Path dp = tmp.resolve("dp.yaml");
         Files.writeString(dp, "version: v1\nflags:\n  failOnInitError: " + failOnInitError + "\n");
-        return CliTest.run(command, "--config", cfg.toString(), "--device-plugin-config", dp.toString(),
+        return Cli.run(command, "--config", cfg.toString(), "--device-plugin-config", dp.toString(),
                 "--host-root", Hosts.root(host).toString(), "--nvml-library", lib.toString());
     }
 
@@ -47,7 +47,7 @@ class FailOnInitErrorCliTest {
 
     @Test
     void onceExitsOneAndWritesNothing() throws Exception {
-        CliTest.Result r = cli("once", "gpu-server", true);
+        Cli.Result r = cli("once", "gpu-server", true);
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("node-labeller once" + MESSAGE + "\n"), r.err());
         assertFalse(Files.exists(out()), "nothing published");
@@ -55,7 +55,7 @@ class FailOnInitErrorCliTest {
 
     @Test
     void runExitsOneAfterItsFirstCycle() throws Exception {
-        CliTest.Result r = cli("run", "gpu-server", true);
+        Cli.Result r = cli("run", "gpu-server", true);
         assertEquals(1, r.code(), r.err());
         assertTrue(r.err().contains("node-labeller run" + MESSAGE + "\n"), r.err());
         assertFalse(Files.exists(out()), "nothing published");
@@ -63,7 +63,7 @@ class FailOnInitErrorCliTest {
 
     @Test
     void withoutItEverythingElseIsPublished() throws Exception {
-        CliTest.Result r = cli("once", "gpu-server", false);
+        Cli.Result r = cli("once", "gpu-server", false);
         assertEquals(0, r.code(), r.err());
         String labels = Files.readString(out());
         assertTrue(labels.contains("\nnvidia.com/gpu.present=true\n"), labels);
@@ -73,7 +73,7 @@ class FailOnInitErrorCliTest {
 
     @Test
     void aNodeWithoutNvidiaGpuIsNotAFailure() throws Exception {
-        CliTest.Result r = cli("once", "cloud-vm", true);
+        Cli.Result r = cli("once", "cloud-vm", true);
         assertEquals(0, r.code(), r.err());
         assertTrue(Files.readString(out()).contains("feature.node.kubernetes.io/kernel-version.full="));
     }

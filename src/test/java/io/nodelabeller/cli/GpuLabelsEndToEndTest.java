@@ -40,7 +40,7 @@ class GpuLabelsEndToEndTest {
                 "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString(),
                 "--sources", "pci,nvidia,system"));
         args.addAll(List.of(extra));
-        CliTest.Result r = CliTest.run(args.toArray(String[]::new));
+        Cli.Result r = Cli.run(args.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
         Map<String, String> nvidia = new TreeMap<>();
         r.out().lines().filter(l -> l.startsWith("nvidia.com/")).forEach(l -> {

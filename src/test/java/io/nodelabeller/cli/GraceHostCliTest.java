@@ -34,7 +34,7 @@ class GraceHostCliTest {
         args[2] = "--host-root";
         args[3] = Hosts.root("grace-gh200").toString();
         System.arraycopy(extra, 0, args, 4, extra.length);
-        CliTest.Result r = CliTest.run(args);
+        Cli.Result r = Cli.run(args);
         assertEquals(0, r.code(), r.err());
         Map<String, String> out = new TreeMap<>();
         r.out().lines().forEach(l -> out.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));

@@ -15,14 +15,14 @@ class HardwareCliTest {
 
     private static final String P = "feature.node.kubernetes.io/";
 
-    private static Set<String> lines(CliTest.Result r) {
+    private static Set<String> lines(Cli.Result r) {
         assertEquals(0, r.code(), r.err());
         return new TreeSet<>(List.of(r.out().split("\n")));
     }
 
     @Test
     void printOnGpuServer() {
-        Set<String> out = lines(CliTest.run("print", "--host-root", Hosts.root("gpu-server").toString()));
+        Set<String> out = lines(Cli.run("print", "--host-root", Hosts.root("gpu-server").toString()));
         for (String label : List.of("pci-0302_10de.present", "pci-0302_10de.sriov.capable", "pci-0300_1a03.present",
                 "network-sriov.capable", "network-sriov.configured", "storage-nonrotationaldisk", "memory-numa",
                 "usb-ef_046b_ffb0.present")) {
@@ -36,14 +36,14 @@ class HardwareCliTest {
         java.nio.file.Path cfg = tmp.resolve("nfd.yaml");
         java.nio.file.Files.writeString(cfg, "sources:\n  pci:\n    deviceClassWhitelist: [\"0302\"]\n"
                 + "    deviceLabelFields: [device, vendor]\n");
-        Set<String> out = lines(CliTest.run("print", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString()));
+        Set<String> out = lines(Cli.run("print", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString()));
         assertTrue(out.contains(P + "pci-10de_20b2.present=true"), out.toString());
         assertFalse(out.contains(P + "pci-0302_10de.present=true"), out.toString());
     }
 
     @Test
     void explainShowsTheDeviceDirectories() {
-        CliTest.Result r = CliTest.run("explain", "--host-root", Hosts.root("gpu-server").toString());
+        Cli.Result r = Cli.run("explain", "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("sys/bus/pci/devices/{0000:07:00.0, 0000:0f:00.0,"), r.out());
         assertTrue(r.out().contains("enp225s0f0np0 sriov_numvfs = '4'"), r.out());
@@ -51,7 +51,7 @@ class HardwareCliTest {
 
     @Test
     void hostileTreeNeverFailsThePrint() {
-        Set<String> out = lines(CliTest.run("print", "--host-root", Hosts.root("hostile").toString()));
+        Set<String> out = lines(Cli.run("print", "--host-root", Hosts.root("hostile").toString()));
         assertTrue(out.contains(P + "pci-0300_10de.present=true"), out.toString());
     }
 
@@ -65,7 +65,7 @@ class HardwareCliTest {
                                                                                      java.nio.file.Path tmp) throws Exception {
         java.nio.file.Path typo = tmp.resolve("typo.yaml");
         java.nio.file.Files.writeString(typo, "sources:\n  pci:\n    deviceLabelFields: [class, model]\n");
-        CliTest.Result r = CliTest.run("print", "--config", typo.toString(), "--sources", "pci",
+        Cli.Result r = Cli.run("print", "--config", typo.toString(), "--sources", "pci",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertTrue(lines(r).contains(P + "pci-0302.present=true"), r.out());
         assertTrue(r.err().contains(typo + ": sources.pci.deviceLabelFields[1]: unknown field 'model' ignored, as NFD "
@@ -73,13 +73,13 @@ class HardwareCliTest {
 
         java.nio.file.Path none = tmp.resolve("none.yaml");
         java.nio.file.Files.writeString(none, "sources:\n  pci:\n    deviceLabelFields: [model]\n  usb:\n    deviceLabelFields: []\n");
-        CliTest.Result d = CliTest.run("print", "--config", none.toString(), "--sources", "pci",
+        Cli.Result d = Cli.run("print", "--config", none.toString(), "--sources", "pci",
                 "--host-root", Hosts.root("gpu-server").toString());
         assertTrue(lines(d).contains(P + "pci-0302_10de.present=true"), "the default fields class,vendor: " + d.out());
         assertTrue(d.err().contains(none + ": sources.usb.deviceLabelFields: no known field: the default "
                 + "class,vendor,device applies"), d.err());
 
-        CliTest.Result check = CliTest.run("check-config", "--config", typo.toString());
+        Cli.Result check = Cli.run("check-config", "--config", typo.toString());
         assertEquals(2, check.code(), "check-config is strict: what NFD accepts with a warning is a problem there");
         assertTrue(check.err().contains("config error: " + typo + ": sources.pci.deviceLabelFields[1]: unknown field "
                 + "'model' ignored"), check.err());

@@ -7,7 +7,7 @@ import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every label the agent really produces on the fake hosts is documented: its key matches a documented key pattern
@@ -42,7 +41,7 @@ class LabelDocsCoverageTest {
     private static Map<String, Shown> labels(String... args) {
         List<String> explainArgs = new ArrayList<>(List.of("explain"));
         explainArgs.addAll(List.of(args));
-        CliTest.Result explain = CliTest.run(explainArgs.toArray(String[]::new));
+        Cli.Result explain = Cli.run(explainArgs.toArray(String[]::new));
         assertEquals(0, explain.code(), explain.err());
         Map<String, Shown> out = new LinkedHashMap<>();
         String label = null;
@@ -56,7 +55,7 @@ class LabelDocsCoverageTest {
         }
         List<String> printArgs = new ArrayList<>(List.of("print"));
         printArgs.addAll(List.of(args));
-        CliTest.Result print = CliTest.run(printArgs.toArray(String[]::new));
+        Cli.Result print = Cli.run(printArgs.toArray(String[]::new));
         assertEquals(0, print.code(), print.err());
         Set<String> printed = new LinkedHashSet<>(print.out().lines().map(l -> l.substring(0, l.indexOf('='))).toList());
         assertEquals(printed, out.keySet(), "print and explain show the same labels");
@@ -74,12 +73,12 @@ class LabelDocsCoverageTest {
         return missing;
     }
 
+    /** Every fake host tree, a new one included without listing it here. */
     @ParameterizedTest
-    @ValueSource(strings = {"cloud-vm", "gpu-server", "hostile"})
+    @MethodSource("io.nodelabeller.testing.Hosts#all")
     void everyLabelOfAFakeHostWithoutNvmlIsDocumented(String host) {
         Map<String, Shown> got = labels("--host-root", Hosts.root(host).toString(),
                 "--nvml-library", tmp.resolve("none/libnvidia-ml.so.1").toString());
-        assertTrue(got.size() > 10, got.toString());
         assertEquals(List.of(), undocumented(got), "labels on " + host + " without a LabelDoc: add them to the labeler's docs()");
     }
 

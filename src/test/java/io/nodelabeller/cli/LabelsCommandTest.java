@@ -16,7 +16,7 @@ class LabelsCommandTest {
 
     @Test
     void docsLabelsMdIsWhatTheCommandPrints() throws Exception {
-        CliTest.Result r = CliTest.run("labels", "--markdown");
+        Cli.Result r = Cli.run("labels", "--markdown");
         assertEquals(0, r.code(), r.err());
         assertTrue(Files.exists(DOC), DOC + " is missing: create it with\n  " + LabelsCommand.REGENERATE);
         assertEquals(r.out(), Files.readString(DOC),
@@ -25,14 +25,14 @@ class LabelsCommandTest {
 
     @Test
     void plainListHasOneKeySourceExampleLinePerMarkdownRowInTheSameOrder() {
-        CliTest.Result plain = CliTest.run("labels");
+        Cli.Result plain = Cli.run("labels");
         assertEquals(0, plain.code(), plain.err());
         List<String[]> lines = plain.out().lines().map(l -> l.split("\t", -1)).toList();
         assertTrue(lines.size() > 50, plain.out());
         lines.forEach(f -> assertEquals(3, f.length, String.join("|", f)));
 
         // the first cell of each table row, without its backticks
-        List<String> rows = CliTest.run("labels", "--markdown").out().lines()
+        List<String> rows = Cli.run("labels", "--markdown").out().lines()
                 .filter(l -> l.startsWith("| `"))
                 .map(l -> l.substring(3, l.indexOf('`', 3)))
                 .toList();

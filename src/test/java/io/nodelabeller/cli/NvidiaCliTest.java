@@ -34,9 +34,9 @@ class NvidiaCliTest {
     void printAndExplainRunTheNvidiaSource() {
         Path lib = fake();
         String root = Hosts.root("cloud-vm").toString();
-        CliTest.Result print = CliTest.run("print", "--nvml-library", lib.toString(), "--host-root", root);
+        Cli.Result print = Cli.run("print", "--nvml-library", lib.toString(), "--host-root", root);
         assertEquals(0, print.code(), print.err());
-        CliTest.Result explain = CliTest.run("explain", "--nvml-library", lib.toString(), "--host-root", root);
+        Cli.Result explain = Cli.run("explain", "--nvml-library", lib.toString(), "--host-root", root);
         assertEquals(0, explain.code(), explain.err());
         assertTrue(explain.out().contains(
                 "# source nvidia warning: GPU 1: nvmlDeviceGetHandleByIndex_v2 failed: 15 (GPU is lost)"), explain.out());
@@ -45,7 +45,7 @@ class NvidiaCliTest {
 
     @Test
     void missingLibraryIsNoError() {
-        CliTest.Result r = CliTest.run("print", "--nvml-library", tmp.resolve("none.so").toString(),
+        Cli.Result r = Cli.run("print", "--nvml-library", tmp.resolve("none.so").toString(),
                 "--host-root", Hosts.root("cloud-vm").toString());
         assertEquals(0, r.code(), r.err());
     }

@@ -42,7 +42,7 @@ class PrintLoadsNoDaemonClassesIT {
         Path err = tmp.resolve("err.txt");
         ProcessBuilder pb = new ProcessBuilder(JAVA.toString(), "-verbose:class", "-Djna.tmpdir=" + tmp, "-jar",
                 JAR.toString(), command, "--no-timestamp", "--host-root", Hosts.root("cloud-vm").toString(),
-                "--nvml-library", CliTest.NO_NVML) // never a GPU machine's real driver
+                "--nvml-library", Cli.NO_NVML) // never a GPU machine's real driver
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().remove("JAVA_TOOL_OPTIONS");
         pb.environment().remove("JDK_JAVA_OPTIONS");

@@ -18,7 +18,7 @@ class SysLabelsCliTest {
 
     @Test
     void printGpuServer() {
-        CliTest.Result r = CliTest.run("print", "--host-root", Hosts.root("gpu-server").toString());
+        Cli.Result r = Cli.run("print", "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         List<String> lines = r.out().lines().toList();
         for (String expected : List.of(
@@ -60,7 +60,7 @@ class SysLabelsCliTest {
                   kernel:
                     configOpts: [HZ, KVM, PREEMPT_VOLUNTARY]
                 """);
-        CliTest.Result r = CliTest.run("print", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString());
+        Cli.Result r = Cli.run("print", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         List<String> cpuid = r.out().lines().filter(l -> l.contains("cpu-cpuid.")).toList();
         assertEquals(List.of("feature.node.kubernetes.io/cpu-cpuid.AVX2=true", "feature.node.kubernetes.io/cpu-cpuid.SSE2=true"),
@@ -72,7 +72,7 @@ class SysLabelsCliTest {
 
     @Test
     void explainNamesTheFiles() {
-        CliTest.Result r = CliTest.run("explain", "--host-root", Hosts.root("gpu-server").toString());
+        Cli.Result r = Cli.run("explain", "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("boot/config-5.15.0-91-generic"), r.out());
         assertTrue(r.out().contains("etc/os-release"), r.out());

@@ -46,6 +46,16 @@ public final class Hosts {
         return target;
     }
 
+    /** The names of every fake host tree, each a directory under {@code src/test/resources/hosts/}, sorted. */
+    public static java.util.List<String> all() {
+        Path hosts = root("").normalize();
+        try (java.util.stream.Stream<Path> dirs = Files.list(hosts)) {
+            return dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public static HostFs fs(String name) {
         return new HostFs(root(name));
     }
