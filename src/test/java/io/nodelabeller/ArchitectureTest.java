@@ -100,6 +100,22 @@ class ArchitectureTest {
     }
 
     /** Packages, sub-packages included, form no ring: config ↔ config.rules would be one, source ↔ source.pci another. */
+    /** docs/development.md's package table shows, in its last column, exactly what {@link #ALLOWED} allows. */
+    @Test
+    void theDocsTableOfImportsIsThisTestsOwn() throws IOException {
+        Map<String, Set<String>> documented = new TreeMap<>();
+        Matcher row = Pattern.compile("(?m)^\\| `(\\w+)` \\| .* \\| ([^|]+) \\|$").matcher(Files.readString(Path.of("docs/development.md")));
+        while (row.find()) {
+            Set<String> imports = new TreeSet<>();
+            Matcher name = Pattern.compile("`(\\w+)`").matcher(row.group(2));
+            while (name.find()) {
+                imports.add(name.group(1));
+            }
+            documented.put(row.group(1), imports);
+        }
+        assertEquals(new TreeMap<>(ALLOWED), documented, "docs/development.md's \"may import\" column and ALLOWED differ");
+    }
+
     @Test
     void noPackageImportsOneThatImportsItBack() throws IOException {
         Map<String, Set<String>> edges = new TreeMap<>();

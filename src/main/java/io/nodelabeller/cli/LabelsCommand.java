@@ -33,7 +33,7 @@ final class LabelsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        out.print(markdown ? markdown(Catalog.docs()) : plain(Catalog.docs()));
+        out.print(markdown ? markdown(Catalog.sourceNames(), Catalog.docs()) : plain(Catalog.docs()));
         out.flush();
         return Main.OK;
     }
@@ -45,7 +45,11 @@ final class LabelsCommand implements Callable<Integer> {
         return sb.toString();
     }
 
-    static String markdown(Map<String, List<LabelDoc>> docs) {
+    /**
+     * The Markdown of docs/labels.md: the sources by name (the one list of them the docs have; every other page
+     * points here), then each labeler's labels.
+     */
+    static String markdown(List<String> sources, Map<String, List<LabelDoc>> docs) {
         StringBuilder sb = new StringBuilder();
         sb.append("# Labels\n\n");
         sb.append("Every label node-labeller can produce, generated from the code by `node-labeller labels --markdown`\n");
@@ -55,7 +59,10 @@ final class LabelsCommand implements Callable<Integer> {
         sb.append("In a key, `<...>` stands for a part that depends on the host or the config (a CPU flag, PCI ids, a MIG\n");
         sb.append("profile...). *Source* is the source a label is tied to (docs/operations.md: \"Never removing on uncertainty\");\n");
         sb.append("*from* is where the value is read: a host file under `--host-root`, an NVML call or a config key.\n");
-        sb.append("Sections are labelers, in merge order: a later labeler's label replaces an earlier one's of the same key.\n");
+        sb.append("Sections are labelers, in merge order: a later labeler's label replaces an earlier one's of the same key.\n\n");
+        sb.append("The sources, in the order they run (the names `--sources`, `core.featureSources` and `core.labelSources`\n");
+        sb.append("take; each is a folder under `src/main/java/io/nodelabeller/source/`): ");
+        sb.append(String.join(", ", sources.stream().map(LabelsCommand::code).toList())).append(".\n");
         docs.forEach((labeler, list) -> {
             sb.append("\n## ").append(labeler).append("\n\n");
             sb.append("| label | source | from | example | meaning |\n");

@@ -71,10 +71,7 @@ public final class DeviceLabels {
             facts.append(' ').append(k).append("='").append(first.get(k)).append('\'');
         }
         facts.append(" (class whitelist ").append(whitelist).append(") from ");
-        facts.append(Evidence.join(idx.stream().map(i -> {
-            String where = f.instanceOrigin(featureKey, i);
-            return where == null ? featureKey + "[" + i + "]" : where;
-        }).toList(), ""));
+        facts.append(Evidence.join(idx.stream().map(i -> Evidence.where(f, featureKey, i)).toList(), ""));
         return Label.of(LabelValidity.NFD_PREFIX + source + "-" + name, "true", labeler, facts.toString());
     }
 }

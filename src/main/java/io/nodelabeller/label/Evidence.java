@@ -21,6 +21,26 @@ public final class Evidence {
         return origin == null ? "" : " from " + origin;
     }
 
+    /** Where instance {@code i} of feature {@code key} was read: its recorded origin, else {@code key[i]}. */
+    public static String where(Features f, String key, int i) {
+        String origin = f.instanceOrigin(key, i);
+        return origin == null ? key + "[" + i + "]" : origin;
+    }
+
+    /**
+     * One attribute of one instance and the file it came from: "network.device sriov_numvfs = '4' from
+     * /sys/class/net/eth0/device/sriov_numvfs", {@code file} being below the instance's origin ("" for the origin
+     * itself); without a recorded origin, "network.device[0] sriov_numvfs = '4'".
+     */
+    public static String instance(Features f, String key, int i, String attr, String file) {
+        String value = "'" + f.instances(key).get(i).get(attr) + "'";
+        String origin = f.instanceOrigin(key, i);
+        if (origin == null) {
+            return key + "[" + i + "] " + attr + " = " + value;
+        }
+        return key + " " + attr + " = " + value + " from " + origin + (file.isEmpty() ? "" : "/" + file);
+    }
+
     /**
      * {@code paths} joined compactly, each followed by {@code suffix} ("" for none): siblings are written once, as
      * {@code /sys/block/{sda, sdb}}.

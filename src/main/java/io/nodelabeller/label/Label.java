@@ -3,12 +3,14 @@ package io.nodelabeller.label;
 import java.util.Set;
 
 /**
- * One label a labeler wants on the node, with what produced it: the labeler's name, the facts behind it
+ * One label a labeler wants on the node, with what produced it: the labeler, the facts behind it
  * ("kernel.version.full = '6.8.0-45-generic' from /proc/sys/kernel/osrelease", shown by {@code explain}) and the
  * sources whose features it was computed from.
  *
- * @param source labeler name ({@code core.labelSources}, metrics, {@code explain}): a source's {@code NAME} for a
- *               built-in labeler, {@code custom} or {@code nodefeaturerule} for a rule's output
+ * @param source the labeler that made it, by the name {@code core.labelSources}, metrics and {@code explain} use:
+ *               a built-in labeler is named after its source, so this is the source's {@code NAME}
+ *               ({@code KernelSource.NAME}, never a class name); {@code custom} or {@code nodefeaturerule} for a
+ *               rule's output. What the label depends on is {@code inputs}, not this
  * @param inputs the sources this label's value was computed from: while one of them fails, the label's last value is
  *               kept ("never remove on uncertainty"). Exact: a built-in label's own source ({@code gpu.mode}: nvidia
  *               and pci), a rule's output the sources of the features its rule reads; empty for a label computed

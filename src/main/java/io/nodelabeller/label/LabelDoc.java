@@ -20,18 +20,49 @@ public record LabelDoc(String key, String source, String from, String example, S
     private static final Pattern PLACEHOLDER = Pattern.compile("<[A-Za-z]+>");
     private static final String KEY_CHARS = "[-A-Za-z0-9_./]+";
 
-    /** A label with a fixed key: the example is {@code key=value}. */
-    public static LabelDoc of(String key, String source, String from, String value, String description) {
-        if (PLACEHOLDER.matcher(key).find()) {
-            throw new IllegalArgumentException(key + " has a placeholder: use LabelDoc.pattern with an example key");
-        }
-        return new LabelDoc(key, source, from, key + "=" + value, description);
+    /**
+     * The doc of the label(s) with key {@code key}, written in the record's order:
+     * {@code LabelDoc.key(k).source(NAME).from("/proc/swaps").example("true").means("Swap is enabled.")}. A key
+     * with placeholders takes a concrete example key too: {@code .example("feature.node.kubernetes.io/pci-0302_10de.present", "true")}.
+     */
+    public static Builder key(String key) {
+        return new Builder(key, null, null);
     }
 
-    /** A label whose key has placeholders, with one concrete key and value as example. */
-    public static LabelDoc pattern(String key, String exampleKey, String value, String source, String from,
-                                   String description) {
-        return new LabelDoc(key, source, from, exampleKey + "=" + value, description);
+    /** The steps of {@link #key}: source, from, example, meaning. */
+    public record Builder(String key, String source, String from) {
+
+        public Builder source(String source) {
+            return new Builder(key, source, from);
+        }
+
+        public Builder from(String from) {
+            return new Builder(key, source, from);
+        }
+
+        /** The example of a fixed key: {@code key=value}. */
+        public Example example(String value) {
+            if (PLACEHOLDER.matcher(key).find()) {
+                throw new IllegalArgumentException(key + " has a placeholder: give an example key with the value");
+            }
+            return new Example(this, key + "=" + value);
+        }
+
+        /** The example of a key with placeholders: one concrete key and its value. */
+        public Example example(String exampleKey, String value) {
+            return new Example(this, exampleKey + "=" + value);
+        }
+    }
+
+    /** The last step of {@link #key}: what the label means. */
+    public record Example(Builder doc, String example) {
+
+        public LabelDoc means(String description) {
+            if (doc.source() == null || doc.from() == null) {
+                throw new IllegalArgumentException(doc.key() + ": source and from are required");
+            }
+            return new LabelDoc(doc.key(), doc.source(), doc.from(), example, description);
+        }
     }
 
     public String exampleKey() {

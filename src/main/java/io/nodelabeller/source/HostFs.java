@@ -168,6 +168,30 @@ public final class HostFs {
         return List.of(names);
     }
 
+    /** A directory the kernel makes whenever sysfs is mounted: there, the host's /sys is visible. */
+    static final String SYSFS_ALWAYS = "/sys/devices";
+
+    /**
+     * The entries of a sysfs directory of hardware ({@code /sys/bus/pci/devices}, {@code /sys/bus/usb/devices},
+     * {@code /sys/bus/nd/devices}, {@code /sys/class/net}, ...), sorted: the one way a source lists hardware that
+     * a node may simply not have. The kernel makes such a directory only when the bus, driver or kernel option is
+     * there, so a missing one is no hardware (empty, nothing to warn about) as long as the host's sysfs is visible
+     * ({@code /sys/devices} is there). A missing one without a visible sysfs (the host's /sys is not mounted
+     * under the host root), or one that is there and cannot be listed, throws: the source or feature then fails
+     * and its labels are kept, instead of being removed from a node that has the hardware.
+     */
+    public List<String> listHardware(String sysPath) throws IOException {
+        try {
+            return list(sysPath);
+        } catch (NoSuchFileException e) {
+            if (isDirectory(SYSFS_ALWAYS)) {
+                return List.of();
+            }
+            throw new NoSuchFileException(e.getFile(), null, "missing, and so is " + path(SYSFS_ALWAYS)
+                    + ": the host's sysfs is not visible");
+        }
+    }
+
     /** Like {@link #list} but empty when the directory is missing or unreadable. */
     public List<String> listOrEmpty(String hostPath) {
         try {

@@ -46,7 +46,8 @@ class HardwareCliTest {
         Cli.Result r = Cli.run("explain", "--host-root", Hosts.root("gpu-server").toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("sys/bus/pci/devices/{0000:07:00.0, 0000:0f:00.0,"), r.out());
-        assertTrue(r.out().contains("enp225s0f0np0 sriov_numvfs = '4'"), r.out());
+        assertTrue(r.out().contains("network.device sriov_numvfs = '4' from ")
+                && r.out().contains("/sys/class/net/enp225s0f0np0/device/sriov_numvfs"), r.out());
     }
 
     @Test

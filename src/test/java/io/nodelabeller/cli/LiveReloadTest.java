@@ -237,7 +237,7 @@ class LiveReloadTest {
 
     /**
      * Nodes where a source fails are common: a GPU node whose driver is being upgraded (NVML answers "driver not
-     * loaded": the nvidia source fails), a VM whose kernel has no NUMA, swap or huge pages (the memory source fails).
+     * loaded": the nvidia source fails), a host whose memory files cannot be read (the memory source fails).
      * There, every change an operator makes — the config in its ConfigMap, a custom.d file added and removed, an
      * invalid config then a valid one, the device plugin's config, a features.d value a rule copies — reaches the node
      * within {@link #AT_ONCE_MS} at a 60 s interval, because a rule's labels wait only for the sources their rule
@@ -252,11 +252,14 @@ class LiveReloadTest {
         Path featuresD = root.resolve("etc/kubernetes/node-feature-discovery/features.d");
         Files.writeString(featuresD.resolve("vendor"), "x=1\n");
         if (failing == Failing.MEMORY) {
-            // a kernel built without CONFIG_NUMA, CONFIG_SWAP and CONFIG_HUGETLBFS (a minimal microVM guest kernel)
-            // has none of these; the memory source then fails rather than report a node without memory features
-            for (String gone : List.of("sys/bus/node", "proc/swaps", "sys/kernel/mm/hugepages")) {
-                deleteTree(root.resolve(gone));
+            // none of the memory source's files can be read (each is there but not what the kernel makes: a broken
+            // mount); the source then fails rather than report a node without memory features
+            for (String broken : List.of("sys/bus/node", "sys/kernel/mm/hugepages")) {
+                deleteTree(root.resolve(broken));
+                Files.writeString(root.resolve(broken), "");
             }
+            deleteTree(root.resolve("proc/swaps"));
+            Files.createDirectories(root.resolve("proc/swaps"));
         }
         Path nvmlDir = tmp.resolve("lib");
         FakeNvml working = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb());

@@ -75,7 +75,10 @@ class NvmlOutageTest {
         assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));
 
         Path devices = host.resolve("sys/bus/pci/devices");
+        // the scan fails: the devices directory cannot be listed (a directory that is simply missing beside a visible
+        // sysfs is a node without a PCI bus, no failure)
         Files.move(devices, host.resolve("sys/bus/pci/devices.away"));
+        Files.writeString(devices, "");
         for (int i = 1; i <= 2; i++) {
             cycle.run();
             assertEquals("compute", out.last().get("nvidia.com/gpu.mode"), "PCI scan failed, cycle " + i);
@@ -83,6 +86,7 @@ class NvmlOutageTest {
         }
         cycle.run();
         assertEquals("unknown", out.last().get("nvidia.com/gpu.mode"), "beyond staleAfter NVML's view alone is left");
+        Files.delete(devices);
         Files.move(host.resolve("sys/bus/pci/devices.away"), devices);
         cycle.run();
         assertEquals("compute", out.last().get("nvidia.com/gpu.mode"));

@@ -49,23 +49,32 @@ class LabelDocTest {
 
     @Test
     void placeholdersMatchAnyRunOfKeyCharactersAndNothingElseIsAWildcard() {
-        LabelDoc pci = LabelDoc.pattern("feature.node.kubernetes.io/pci-<fields>.present",
-                "feature.node.kubernetes.io/pci-0302_10de.present", "true", "pci", "sysfs", "a device");
+        LabelDoc pci = LabelDoc.key("feature.node.kubernetes.io/pci-<fields>.present").source("pci")
+                .from("sysfs")
+                .example("feature.node.kubernetes.io/pci-0302_10de.present", "true")
+                .means("a device");
         assertTrue(pci.matches("feature.node.kubernetes.io/pci-0300_1a03.present"));
         assertFalse(pci.matches("feature.node.kubernetes.io/pci-0302_10de.sriov.capable"));
         assertFalse(pci.matches("feature.node.kubernetes.io/pci-.present"), "a placeholder stands for at least one character");
         assertFalse(pci.matches("feature.node.kubernetes.io/usb-ef_046b_ffb0.present"));
 
-        LabelDoc mig = LabelDoc.pattern("nvidia.com/mig-<profile>.count", "nvidia.com/mig-1g.10gb.count", "7", "nvidia",
-                "NVML", "MIG devices");
+        LabelDoc mig = LabelDoc.key("nvidia.com/mig-<profile>.count").source("nvidia")
+                .from("NVML")
+                .example("nvidia.com/mig-1g.10gb.count", "7")
+                .means("MIG devices");
         assertTrue(mig.matches("nvidia.com/mig-1c.3g.40gb.count"));
         assertFalse(mig.matches("nvidia.com/mig-1g.10gb.count=7"));
 
-        LabelDoc prefixed = LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r1", "local", "features.d", "any");
+        LabelDoc prefixed = LabelDoc.key("<domain>/<key>").source("local")
+                .from("features.d")
+                .example("example.com/rack", "r1")
+                .means("any");
         assertTrue(prefixed.matches("example.com/rack"));
         assertFalse(prefixed.matches("rack"));
 
-        LabelDoc fixed = LabelDoc.of("nvidia.com/gpu.count", "nvidia", "NVML", "8", "GPUs");
+        LabelDoc fixed = LabelDoc.key("nvidia.com/gpu.count").source("nvidia")
+                .from("NVML").example("8")
+                .means("GPUs");
         assertEquals("nvidia.com/gpu.count=8", fixed.example());
         assertTrue(fixed.matches("nvidia.com/gpu.count"));
         assertFalse(fixed.matches("nvidia.com/gpuXcount"), "dots are literal");
@@ -75,6 +84,10 @@ class LabelDocTest {
     @Test
     void aFixedKeyCannotHaveAPlaceholder() {
         assertThrows(IllegalArgumentException.class,
-                () -> LabelDoc.of("nvidia.com/mig-<profile>.count", "nvidia", "NVML", "1", "x"));
+                () -> LabelDoc.key("nvidia.com/mig-<profile>.count").source("nvidia")
+                        .from("NVML").example("1")
+                        .means("x"));
+        assertThrows(IllegalArgumentException.class, () -> LabelDoc.key("nvidia.com/gpu.count").from("NVML").example("8").means("GPUs"),
+                "a doc without its source");
     }
 }

@@ -110,6 +110,26 @@ class HostFsTest {
      * A source given up at its deadline (or stopped by SIGTERM) is interrupted: its reads fail from then on, so that
      * it ends instead of reading the rest of the host (java.io's reads do not look at interrupts themselves).
      */
+    /**
+     * The one rule for hardware a node may not have: the kernel makes /sys/bus/usb, /sys/bus/nd, /sys/class/infiniband
+     * only when the bus or driver is there, so a missing one on a visible sysfs is none of it; without a visible
+     * sysfs, or when the directory cannot be listed, the caller fails and keeps its labels.
+     */
+    @Test
+    void hardwareDirectoriesAreEmptyWhenMissingOnAVisibleSysfsOnly() throws Exception {
+        HostFs host = new HostFs(root);
+        FileSystemException noSysfs = assertThrows(NoSuchFileException.class, () -> host.listHardware("/sys/bus/usb/devices"));
+        assertTrue(noSysfs.getMessage().contains("sysfs is not visible"), noSysfs.getMessage());
+        Files.createDirectories(root.resolve("sys/devices"));
+        assertEquals(List.of(), host.listHardware("/sys/bus/usb/devices"));
+        Files.createDirectories(root.resolve("sys/bus/usb/devices/1-1"));
+        Files.createDirectories(root.resolve("sys/bus/usb/devices/usb1"));
+        assertEquals(List.of("1-1", "usb1"), host.listHardware("/sys/bus/usb/devices"));
+        Files.createDirectories(root.resolve("sys/bus/nd"));
+        Files.writeString(root.resolve("sys/bus/nd/devices"), "a file where the kernel makes a directory");
+        assertThrows(FileSystemException.class, () -> host.listHardware("/sys/bus/nd/devices"));
+    }
+
     @Test
     void anInterruptedSourceReadsNoMore() throws Exception {
         Files.writeString(root.resolve("file"), "x");

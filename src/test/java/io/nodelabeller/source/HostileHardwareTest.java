@@ -53,7 +53,8 @@ class HostileHardwareTest {
         assertEquals(List.of(), List.copyOf(s.failedSources()));
         Map<String, SourceStatus> st = s.statuses();
         assertEquals(9, st.get("pci").warnings().size());
-        assertEquals(4, st.get("memory").warnings().size());
+        // no sys/bus/node is a kernel without NUMA, not a loss: the nd file, the two bad huge page sizes are
+        assertEquals(3, st.get("memory").warnings().size(), st.get("memory").warnings().toString());
         assertEquals(0, st.get("network").warnings().size());
     }
 

@@ -42,14 +42,20 @@ public final class CustomLabeler implements Labeler {
         String nfd = LabelValidity.NFD_PREFIX;
         String rules = "the rules of sources.custom and of " + CoreConfig.DEFAULT_CUSTOM_RULES_DIR + "/*";
         return List.of(
-                LabelDoc.of(nfd + "rdma.capable", NAME, "/sys/bus/pci/devices/*/vendor", "true",
-                        "NFD built-in rule: a Mellanox PCI device (vendor 15b3) is present."),
-                LabelDoc.of(nfd + "rdma.available", NAME, "/proc/modules", "true",
-                        "NFD built-in rule: the ib_uverbs and rdma_ucm modules are loaded."),
-                LabelDoc.pattern(nfd + "<key>", nfd + "gpu-node", "true", NAME, rules,
-                        "A label (labels or labelsTemplate; vars are not labels) of a matching rule, key without prefix."),
-                LabelDoc.pattern("<domain>/<key>", "example.com/accelerator", "a100", NAME, rules,
-                        "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
+                LabelDoc.key(nfd + "rdma.capable").source(NAME)
+                        .from("/sys/bus/pci/devices/*/vendor").example("true")
+                        .means("NFD built-in rule: a Mellanox PCI device (vendor 15b3) is present."),
+                LabelDoc.key(nfd + "rdma.available").source(NAME)
+                        .from("/proc/modules").example("true")
+                        .means("NFD built-in rule: the ib_uverbs and rdma_ucm modules are loaded."),
+                LabelDoc.key(nfd + "<key>").source(NAME)
+                        .from(rules)
+                        .example(nfd + "gpu-node", "true")
+                        .means("A label (labels or labelsTemplate; vars are not labels) of a matching rule, key without prefix."),
+                LabelDoc.key("<domain>/<key>").source(NAME)
+                        .from(rules)
+                        .example("example.com/accelerator", "a100")
+                        .means("The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
                                 + "core.denyLabelNs)."));
     }
 

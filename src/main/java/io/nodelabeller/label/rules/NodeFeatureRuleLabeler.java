@@ -36,9 +36,10 @@ public final class NodeFeatureRuleLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.pattern("<domain>/<key>", "vendor.io/my-sample-feature", "true", NAME,
-                "NodeFeatureRule objects (nfd.k8s-sigs.io/v1alpha1)",
-                "A label of a matching rule of a NodeFeatureRule object; unprefixed keys get feature.node.kubernetes.io/."));
+        return List.of(LabelDoc.key("<domain>/<key>").source(NAME)
+                .from("NodeFeatureRule objects (nfd.k8s-sigs.io/v1alpha1)")
+                .example("vendor.io/my-sample-feature", "true")
+                .means("A label of a matching rule of a NodeFeatureRule object; unprefixed keys get feature.node.kubernetes.io/."));
     }
 
     @Override

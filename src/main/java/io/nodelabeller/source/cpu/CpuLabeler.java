@@ -37,9 +37,10 @@ public final class CpuLabeler implements Labeler {
         String pstate = "/sys/devices/system/cpu/intel_pstate/";
         String kvmAmd = "/sys/module/kvm_amd/parameters/";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>", LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true", CpuSource.NAME,
-                        cpuinfo + " flags (first processor); arm64: Features",
-                        "A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), on arm64 a hwcap by "
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "cpu-cpuid.<FLAG>").source(CpuSource.NAME)
+                        .from(cpuinfo + " flags (first processor); arm64: Features")
+                        .example(LabelValidity.NFD_PREFIX + "cpu-cpuid.AVX2", "true")
+                        .means("A CPUID feature by its klauspost/cpuid name (AVX2, AESNI, FMA3, X86_64_V3...), on arm64 a hwcap by "
                                 + "NFD's name (SVE2, BF16, ...), filtered by sources.cpu.cpuid.attributeWhitelist / "
                                 + "attributeBlacklist."),
                 cpu("cpu-model.vendor_id", cpuinfo + " vendor_id; arm64: MIDR_EL1 implementer", "AMD",
@@ -66,7 +67,9 @@ public final class CpuLabeler implements Labeler {
     }
 
     private LabelDoc cpu(String name, String from, String example, String description) {
-        return LabelDoc.of(LabelValidity.NFD_PREFIX + name, CpuSource.NAME, from, example, description);
+        return LabelDoc.key(LabelValidity.NFD_PREFIX + name).source(CpuSource.NAME)
+                .from(from).example(example)
+                .means(description);
     }
 
     /** NFD's filter: only whitelisted flags when there is a whitelist, else every flag not blacklisted. */

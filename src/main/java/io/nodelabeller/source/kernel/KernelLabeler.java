@@ -27,17 +27,26 @@ public final class KernelLabeler implements Labeler {
     public List<LabelDoc> docs() {
         String osrelease = "/proc/sys/kernel/osrelease";
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.full", KernelSource.NAME, osrelease, "5.15.0-91-generic",
-                        "The kernel release as the kernel reports it."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.major", KernelSource.NAME, osrelease, "5", "First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.minor", KernelSource.NAME, osrelease, "15", "Second number of the release (empty when it has none); absent as major is."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-version.revision", KernelSource.NAME, osrelease, "0", "Third number of the release (empty when it has none); absent as major is."),
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "kernel-config.<OPT>", LabelValidity.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true", KernelSource.NAME,
-                        "the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...",
-                        "Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-version.full").source(KernelSource.NAME)
+                        .from(osrelease).example("5.15.0-91-generic")
+                        .means("The kernel release as the kernel reports it."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-version.major").source(KernelSource.NAME)
+                        .from(osrelease).example("5")
+                        .means("First number of the release; absent when the release is not <major>[.<minor>[.<revision>]][-...], as in NFD."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-version.minor").source(KernelSource.NAME)
+                        .from(osrelease).example("15")
+                        .means("Second number of the release (empty when it has none); absent as major is."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-version.revision").source(KernelSource.NAME)
+                        .from(osrelease).example("0")
+                        .means("Third number of the release (empty when it has none); absent as major is."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-config.<OPT>").source(KernelSource.NAME)
+                        .from("the kernel config: sources.kernel.kconfigFile, /proc/config.gz, /boot/config-<release>, ...")
+                        .example(LabelValidity.NFD_PREFIX + "kernel-config.NO_HZ_FULL", "true")
+                        .means("Each option of sources.kernel.configOpts (default NO_HZ, NO_HZ_IDLE, NO_HZ_FULL, PREEMPT) the "
                                 + "config sets: y and m give true, other values are kept."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled", KernelSource.NAME, "/sys/fs/selinux/enforce", "true",
-                        "SELinux is enabled (only present when true)."));
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "kernel-selinux.enabled").source(KernelSource.NAME)
+                        .from("/sys/fs/selinux/enforce").example("true")
+                        .means("SELinux is enabled (only present when true)."));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.nodelabeller.source.local;
 
+import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
@@ -20,20 +21,22 @@ public final class LocalLabeler implements Labeler {
     public List<LabelDoc> docs() {
         String from = "/etc/kubernetes/node-feature-discovery/features.d/*";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "<key>", LabelValidity.NFD_PREFIX + "node-pool", "a100-inference", LocalSource.NAME, from,
-                        "Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
-                LabelDoc.pattern("<domain>/<key>", "example.com/rack", "r12-u07", LocalSource.NAME, from,
-                        "The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "<key>").source(LocalSource.NAME)
+                        .from(from)
+                        .example(LabelValidity.NFD_PREFIX + "node-pool", "a100-inference")
+                        .means("Each key=value line (a bare key means true) of a feature file whose key has no prefix."),
+                LabelDoc.key("<domain>/<key>").source(LocalSource.NAME)
+                        .from(from)
+                        .example("example.com/rack", "r12-u07")
+                        .means("The same for a key with its own prefix (namespace rules apply: core.extraLabelNs, "
                                 + "core.denyLabelNs)."));
     }
 
     @Override
     public List<Label> labels(Features f) {
         List<Label> out = new ArrayList<>();
-        String origin = f.origin("local.label");
         for (Map.Entry<String, String> e : f.attributes("local.label").entrySet()) {
-            out.add(Label.of(e.getKey(), e.getValue(), LocalSource.NAME, "local.label." + e.getKey() + " = '" + e.getValue()
-                    + "' from a feature file" + (origin == null ? "" : " in " + origin)));
+            out.add(Label.of(e.getKey(), e.getValue(), LocalSource.NAME, Evidence.attribute(f, "local.label", e.getKey())));
         }
         return out;
     }

@@ -21,13 +21,18 @@ public final class MemoryLabeler implements Labeler {
     @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-numa", MemorySource.NAME, "/sys/bus/node/devices", "true",
-                        "More than one NUMA node."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-swap", MemorySource.NAME, "/proc/swaps", "true", "Swap is enabled."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.present", MemorySource.NAME, "/sys/bus/nd/devices", "true",
-                        "A non-volatile memory (NVDIMM) device is present."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "memory-nv.dax", MemorySource.NAME, "/sys/bus/nd/devices/*/devtype", "true",
-                        "An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "memory-numa").source(MemorySource.NAME)
+                        .from("/sys/bus/node/devices").example("true")
+                        .means("More than one NUMA node."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "memory-swap").source(MemorySource.NAME)
+                        .from("/proc/swaps").example("true")
+                        .means("Swap is enabled."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "memory-nv.present").source(MemorySource.NAME)
+                        .from("/sys/bus/nd/devices").example("true")
+                        .means("A non-volatile memory (NVDIMM) device is present."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "memory-nv.dax").source(MemorySource.NAME)
+                        .from("/sys/bus/nd/devices/*/devtype").example("true")
+                        .means("An NVDIMM region is configured in DAX mode (devtype nd_dax)."));
     }
 
     @Override
@@ -45,8 +50,7 @@ public final class MemoryLabeler implements Labeler {
         }
         for (int i = 0; i < nv.size(); i++) {
             if ("nd_dax".equals(nv.get(i).get("devtype"))) {
-                String where = f.instanceOrigin("memory.nv", i);
-                out.add(label("memory-nv.dax", "memory.nv devtype = 'nd_dax'" + (where == null ? "" : " from " + where)));
+                out.add(label("memory-nv.dax", Evidence.instance(f, "memory.nv", i, "devtype", "devtype")));
                 break;
             }
         }

@@ -14,7 +14,7 @@ import java.util.Map;
  * (with a warning) while the others are still reported:
  * <ul>
  *   <li>{@code memory.numa}: {@code is_numa} (more than one entry in {@code /sys/bus/node/devices}),
- *       {@code node_count};</li>
+ *       {@code node_count} (1 without the directory);</li>
  *   <li>{@code memory.swap}: {@code enabled} (more than one non-empty line in {@code /proc/swaps}: the header
  *       plus at least one swap area);</li>
  *   <li>{@code memory.nv}: one instance per {@code /sys/bus/nd/devices} entry with {@code name}, {@code devtype},
@@ -22,6 +22,8 @@ import java.util.Map;
  *   <li>{@code memory.hugepages}: {@code enabled} and {@code hugepages-<size>} = {@code nr_hugepages} per page
  *       size, the size written as a Kubernetes quantity ({@code hugepages-2Mi}, {@code hugepages-1Gi}).</li>
  * </ul>
+ * The sysfs directories are listed with {@link HostFs#listHardware}: one the kernel does not make (no NUMA, no
+ * nd bus, no huge page support) is none of that hardware, without a warning; a kernel without NUMA has one node.
  * When none of NUMA, swap and huge pages can be read, the host's /sys and /proc are not visible at all and
  * the source fails (its previous labels are kept) rather than reporting a node without memory features.
  */
@@ -51,7 +53,8 @@ public final class MemorySource implements Source {
 
     private static boolean numa(HostFs host, Features.Builder b, Warnings warnings) {
         try {
-            int nodes = host.list(NODES).size();
+            // a kernel built without NUMA has no node bus: its memory is one node
+            int nodes = Math.max(1, host.listHardware(NODES).size());
             b.attribute("numa", "is_numa", Boolean.toString(nodes > 1));
             b.attribute("numa", "node_count", Integer.toString(nodes));
             b.origin("numa", host.path(NODES).toString());
@@ -76,15 +79,11 @@ public final class MemorySource implements Source {
 
     private static void nv(HostFs host, Features.Builder b, Warnings warnings) {
         List<String> devices;
-        if (!host.exists(ND)) {
-            devices = List.of();
-        } else {
-            try {
-                devices = host.list(ND);
-            } catch (IOException | RuntimeException e) {
-                warnings.warn("memory.nv left out: cannot list " + ND + " (" + e.getClass().getSimpleName() + ")");
-                return;
-            }
+        try {
+            devices = host.listHardware(ND);
+        } catch (IOException | RuntimeException e) {
+            warnings.warn("memory.nv left out: cannot list " + ND + " (" + e.getClass().getSimpleName() + ")");
+            return;
         }
         b.instances("nv");
         b.origin("nv", host.path(ND).toString());
@@ -102,7 +101,7 @@ public final class MemorySource implements Source {
     private static boolean hugepages(HostFs host, Features.Builder b, Warnings warnings) {
         List<String> entries;
         try {
-            entries = host.list(HUGEPAGES);
+            entries = host.listHardware(HUGEPAGES); // none without huge page support in the kernel
         } catch (IOException | RuntimeException e) {
             warnings.warn("memory.hugepages left out: cannot list " + HUGEPAGES + " (" + e.getClass().getSimpleName() + ")");
             return false;

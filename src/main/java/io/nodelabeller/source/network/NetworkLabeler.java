@@ -1,5 +1,6 @@
 package io.nodelabeller.source.network;
 
+import io.nodelabeller.label.Evidence;
 import io.nodelabeller.label.LabelValidity;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
@@ -20,10 +21,12 @@ public final class NetworkLabeler implements Labeler {
     @Override
     public List<LabelDoc> docs() {
         return List.of(
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.capable", NetworkSource.NAME, "/sys/class/net/*/device/sriov_totalvfs", "true",
-                        "A hardware network interface supports SR-IOV (sriov_totalvfs above 0)."),
-                LabelDoc.of(LabelValidity.NFD_PREFIX + "network-sriov.configured", NetworkSource.NAME, "/sys/class/net/*/device/sriov_numvfs", "true",
-                        "A hardware network interface has SR-IOV virtual functions configured (sriov_numvfs above 0)."));
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "network-sriov.capable").source(NetworkSource.NAME)
+                        .from("/sys/class/net/*/device/sriov_totalvfs").example("true")
+                        .means("A hardware network interface supports SR-IOV (sriov_totalvfs above 0)."),
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "network-sriov.configured").source(NetworkSource.NAME)
+                        .from("/sys/class/net/*/device/sriov_numvfs").example("true")
+                        .means("A hardware network interface has SR-IOV virtual functions configured (sriov_numvfs above 0)."));
     }
 
     @Override
@@ -40,13 +43,11 @@ public final class NetworkLabeler implements Labeler {
         for (int i = 0; i < devices.size(); i++) {
             String v = devices.get(i).get(attr);
             if (positive(v)) {
-                String origin = f.instanceOrigin("network.device", i);
-                facts.add(devices.get(i).get("name") + " " + attr + " = '" + v + "'"
-                        + (origin == null ? "" : " from " + origin + "/device/" + attr));
+                facts.add(Evidence.instance(f, "network.device", i, attr, "device/" + attr));
             }
         }
         if (!facts.isEmpty()) {
-            out.add(Label.of(LabelValidity.NFD_PREFIX + name, "true", NetworkSource.NAME, "network.device " + String.join("; ", facts)));
+            out.add(Label.of(LabelValidity.NFD_PREFIX + name, "true", NetworkSource.NAME, String.join("; ", facts)));
         }
     }
 

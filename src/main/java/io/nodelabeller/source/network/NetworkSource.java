@@ -15,7 +15,7 @@ import java.util.Map;
  * {@code operstate}, {@code speed}, {@code sriov_numvfs}, {@code sriov_totalvfs}, {@code mtu}; any other is a
  * {@code network.virtual} instance with {@code name}, {@code operstate}, {@code speed}, {@code mtu}.
  * Unreadable attributes (virtual interfaces answer EINVAL for {@code speed}) are left out.
- * An unlistable {@code /sys/class/net} fails the source.
+ * Listed with {@link HostFs#listHardware}: an unlistable {@code /sys/class/net} fails the source.
  */
 public final class NetworkSource implements Source {
 
@@ -32,7 +32,7 @@ public final class NetworkSource implements Source {
         Features.Builder b = Features.builder(NAME).instances("device").instances("virtual");
         b.origin("device", host.path(NET).toString());
         b.origin("virtual", host.path(NET).toString());
-        for (String name : host.list(NET)) {
+        for (String name : host.listHardware(NET)) {
             if (name.equals("bonding_masters")) {
                 continue;
             }

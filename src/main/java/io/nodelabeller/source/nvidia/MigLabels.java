@@ -141,7 +141,9 @@ final class MigLabels {
     }
 
     private static LabelDoc mixed(String suffix, String from, String example, String description) {
-        return LabelDoc.pattern(Out.PREFIX + "mig-<profile>." + suffix, Out.PREFIX + "mig-1g.10gb." + suffix, example,
-                Out.SOURCE, from, "mig-strategy mixed, per profile: " + description);
+        return LabelDoc.key(Out.PREFIX + "mig-<profile>." + suffix).source(Out.SOURCE)
+                .from(from)
+                .example(Out.PREFIX + "mig-1g.10gb." + suffix, example)
+                .means("mig-strategy mixed, per profile: " + description);
     }
 }

@@ -14,8 +14,9 @@ final class ModeLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(Out.PREFIX + "gpu.mode", "nvidia, pci", "/sys/bus/pci/devices/*/class of vendor 10de", "compute",
-                "compute (all NVIDIA GPUs are 3D controllers, class 0302), graphics (all VGA, 0300) or unknown."));
+        return List.of(LabelDoc.key(Out.PREFIX + "gpu.mode").source("nvidia, pci")
+                .from("/sys/bus/pci/devices/*/class of vendor 10de").example("compute")
+                .means("compute (all NVIDIA GPUs are 3D controllers, class 0302), graphics (all VGA, 0300) or unknown."));
     }
 
     @Override

@@ -36,7 +36,9 @@ final class Out {
 
     /** The doc of a label this package puts with source nvidia. */
     static LabelDoc doc(String name, String from, Object example, String description) {
-        return LabelDoc.of(PREFIX + name, SOURCE, from, String.valueOf(example), description);
+        return LabelDoc.key(PREFIX + name).source(SOURCE)
+                .from(from).example(String.valueOf(example))
+                .means(description);
     }
 
     void note(String message) {

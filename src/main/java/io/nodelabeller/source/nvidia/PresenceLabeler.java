@@ -14,8 +14,9 @@ final class PresenceLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(Out.PREFIX + "gpu.present", "pci", "/sys/bus/pci/devices/*/{vendor,class}", "true",
-                "An NVIDIA GPU (vendor 10de, class 0300 or 0302) is on the PCI bus; needs no NVML."));
+        return List.of(LabelDoc.key(Out.PREFIX + "gpu.present").source("pci")
+                .from("/sys/bus/pci/devices/*/{vendor,class}").example("true")
+                .means("An NVIDIA GPU (vendor 10de, class 0300 or 0302) is on the PCI bus; needs no NVML."));
     }
 
     @Override

@@ -16,8 +16,9 @@ final class TimestampLabeler extends GpuLabeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(Out.PREFIX + "gfd.timestamp", "nvidia, pci", "process start time", "1763804014",
-                "Unix seconds of the agent's start, on nodes with an NVIDIA GPU; left out with --no-timestamp or "
+        return List.of(LabelDoc.key(Out.PREFIX + "gfd.timestamp").source("nvidia, pci")
+                .from("process start time").example("1763804014")
+                .means("Unix seconds of the agent's start, on nodes with an NVIDIA GPU; left out with --no-timestamp or "
                         + "flags.gfd.noTimestamp."));
     }
 

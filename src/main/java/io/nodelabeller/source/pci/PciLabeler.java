@@ -27,13 +27,15 @@ public final class PciLabeler implements Labeler {
         String dir = "/sys/bus/pci/devices/*/";
         String fields = " <fields> is sources.pci.deviceLabelFields (default class,vendor) joined by '_'.";
         return List.of(
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.present", LabelValidity.NFD_PREFIX + "pci-0302_10de.present", "true", PciSource.NAME,
-                        dir + "{class,vendor,device,subsystem_vendor,subsystem_device}",
-                        "A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "pci-<fields>.present").source(PciSource.NAME)
+                        .from(dir + "{class,vendor,device,subsystem_vendor,subsystem_device}")
+                        .example(LabelValidity.NFD_PREFIX + "pci-0302_10de.present", "true")
+                        .means("A device whose class starts with an entry of sources.pci.deviceClassWhitelist (default 03, 0b40, 12)."
                                 + fields),
-                LabelDoc.pattern(LabelValidity.NFD_PREFIX + "pci-<fields>.sriov.capable", LabelValidity.NFD_PREFIX + "pci-0207_15b3.sriov.capable",
-                        "true", PciSource.NAME, dir + "sriov_totalvfs",
-                        "Such a device has a sriov_totalvfs file (any value, as NFD)."));
+                LabelDoc.key(LabelValidity.NFD_PREFIX + "pci-<fields>.sriov.capable").source(PciSource.NAME)
+                        .from(dir + "sriov_totalvfs")
+                        .example(LabelValidity.NFD_PREFIX + "pci-0207_15b3.sriov.capable", "true")
+                        .means("Such a device has a sriov_totalvfs file (any value, as NFD)."));
     }
 
     @Override

@@ -18,8 +18,9 @@ import java.util.Optional;
  * {@code device}, {@code subsystem_vendor}, {@code subsystem_device} and, when present, {@code sriov_totalvfs},
  * {@code iommu_group/type}, {@code iommu/intel-iommu/version}.
  *
- * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning; an unlistable
- * devices directory fails the source. Each instance's origin is its device directory.
+ * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning; the devices directory
+ * is listed with {@link HostFs#listHardware} (no PCI bus, as on some Arm VMs, is no devices; an unlistable
+ * one fails the source). Each instance's origin is its device directory.
  */
 public final class PciSource implements Source {
 
@@ -39,7 +40,7 @@ public final class PciSource implements Source {
         // Ids repeat from device to device (a few vendors and classes, identical cards): each distinct value is kept
         // once. A big host's 2,000 devices hold some 10,000 values, mostly the same few dozen.
         Map<String, String> values = new HashMap<>();
-        for (String entry : host.list(DEVICES)) {
+        for (String entry : host.listHardware(DEVICES)) {
             String dir = DEVICES + "/" + entry;
             Optional<Map<String, String>> attrs = readDevice(host, dir, values, warnings);
             if (attrs.isPresent()) {

@@ -19,8 +19,9 @@ public final class StorageLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.of(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk", StorageSource.NAME, "/sys/block/*/queue/rotational",
-                "true", "Some block device is non-rotational (SSD, NVMe; loop and zram devices count too, as in NFD)."));
+        return List.of(LabelDoc.key(LabelValidity.NFD_PREFIX + "storage-nonrotationaldisk").source(StorageSource.NAME)
+                .from("/sys/block/*/queue/rotational").example("true")
+                .means("Some block device is non-rotational (SSD, NVMe; loop and zram devices count too, as in NFD)."));
     }
 
     @Override
@@ -29,8 +30,7 @@ public final class StorageLabeler implements Labeler {
         List<String> where = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             if ("0".equals(blocks.get(i).get("rotational"))) {
-                String origin = f.instanceOrigin("storage.block", i);
-                where.add(origin == null ? blocks.get(i).get("name") : origin);
+                where.add(Evidence.where(f, "storage.block", i));
             }
         }
         if (where.isEmpty()) {

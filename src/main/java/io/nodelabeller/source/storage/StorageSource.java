@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Block devices as NFD's storage source sees them: one {@code storage.block} instance per entry of
  * {@code /sys/block} with {@code name} and, where readable, {@code dax}, {@code rotational}, {@code nr_zones},
- * {@code zoned} from its {@code queue/} directory. An unlistable {@code /sys/block} fails the source.
+ * {@code zoned} from its {@code queue/} directory. Listed with {@link HostFs#listHardware}:
+ * no {@code /sys/block} on a visible sysfs is no block devices; an unlistable one fails the source.
  * Each instance's origin is its block device's directory.
  */
 public final class StorageSource implements Source {
@@ -27,7 +28,7 @@ public final class StorageSource implements Source {
     public Features discover(HostFs host, Warnings warnings) throws IOException {
         Features.Builder b = Features.builder(NAME).instances("block");
         b.origin("block", host.path(BLOCK).toString());
-        for (String name : host.list(BLOCK)) {
+        for (String name : host.listHardware(BLOCK)) {
             String dir = BLOCK + "/" + name;
             Map<String, String> attrs = new LinkedHashMap<>();
             attrs.put("name", name);

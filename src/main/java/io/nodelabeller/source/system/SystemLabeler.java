@@ -26,8 +26,9 @@ public final class SystemLabeler implements Labeler {
                 "Second number of VERSION_ID.");
         List<LabelDoc> out = new ArrayList<>();
         for (int i = 0; i < FIELDS.size(); i++) {
-            out.add(LabelDoc.of(LabelValidity.NFD_PREFIX + "system-os_release." + FIELDS.get(i), SystemSource.NAME, "/etc/os-release",
-                    examples.get(i), meanings.get(i)));
+            out.add(LabelDoc.key(LabelValidity.NFD_PREFIX + "system-os_release." + FIELDS.get(i)).source(SystemSource.NAME)
+                    .from("/etc/os-release").example(examples.get(i))
+                    .means(meanings.get(i)));
         }
         return out;
     }

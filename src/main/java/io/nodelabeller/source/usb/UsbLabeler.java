@@ -25,9 +25,10 @@ public final class UsbLabeler implements Labeler {
 
     @Override
     public List<LabelDoc> docs() {
-        return List.of(LabelDoc.pattern(LabelValidity.NFD_PREFIX + "usb-<fields>.present", LabelValidity.NFD_PREFIX + "usb-ef_046b_ffb0.present", "true",
-                UsbSource.NAME, "/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass",
-                "A device (or, for class 00, an interface) whose class starts with an entry of "
+        return List.of(LabelDoc.key(LabelValidity.NFD_PREFIX + "usb-<fields>.present").source(UsbSource.NAME)
+                .from("/sys/bus/usb/devices/*/{bDeviceClass,idVendor,idProduct,serial}, */bInterfaceClass")
+                .example(LabelValidity.NFD_PREFIX + "usb-ef_046b_ffb0.present", "true")
+                .means("A device (or, for class 00, an interface) whose class starts with an entry of "
                         + "sources.usb.deviceClassWhitelist (default 0e, ef, fe, ff). <fields> is "
                         + "sources.usb.deviceLabelFields (default class,vendor,device) joined by '_'."));
     }

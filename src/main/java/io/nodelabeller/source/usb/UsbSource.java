@@ -4,6 +4,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -18,7 +19,8 @@ import java.util.Set;
  * values are left out. A device of class {@code 00} declares its class per interface: it yields one
  * {@code usb.device} instance per distinct {@code <interface>/bInterfaceClass}, with that class.
  *
- * <p>No USB bus (a VM, a container without /sys/bus/usb) is no devices, not a failure, as in NFD.
+ * <p>Listed with {@link HostFs#listHardware}: no USB bus (a VM) is no devices, as in NFD; an unlistable
+ * {@code /sys/bus/usb/devices}, or no visible sysfs at all, fails the source (its labels are kept).
  * Each instance's origin is its device's directory.
  */
 public final class UsbSource implements Source {
@@ -39,10 +41,10 @@ public final class UsbSource implements Source {
     }
 
     @Override
-    public Features discover(HostFs host, Warnings warnings) {
+    public Features discover(HostFs host, Warnings warnings) throws IOException {
         Features.Builder b = Features.builder(NAME).instances("device");
         b.origin("device", host.path(DEVICES).toString());
-        for (String entry : host.listOrEmpty(DEVICES)) {
+        for (String entry : host.listHardware(DEVICES)) {
             String dir = DEVICES + "/" + entry;
             if (!host.exists(dir + "/idProduct")) {
                 continue;

@@ -66,19 +66,6 @@ class LocalSourceTest {
     }
 
     @Test
-    void gpuServerLabelsThroughLabelling() throws Exception {
-        LabelSet set = new Labelling(Map.of(LocalSource.NAME, new LocalLabeler()), LabelValidity.defaults(), null)
-                .label(discover(Hosts.root("gpu-server")));
-        assertEquals(Map.of(
-                "feature.node.kubernetes.io/node-pool", "a100-inference",
-                "example.com/rack", "r12-u07",
-                "example.com/datacenter", "fra2",
-                "feature.node.kubernetes.io/infiniband", "true",
-                "feature.node.kubernetes.io/warranty", "active",
-                "example.com/owner", "ml-platform"), set.asMap());
-    }
-
-    @Test
     void hostileFeatureFiles() throws Exception {
         Features f = discover(Hosts.root("hostile"));
         Map<String, String> labels = f.attributes("local.label");
@@ -100,27 +87,6 @@ class LocalSourceTest {
                 "/" + DIR + "/10-bad-directives: line 3: unknown feature file directive 'frobnicate'",
                 "/" + DIR + "/10-bad-directives: line 8: expiry-time 'not-a-time-either' is not an RFC 3339 time (such as "
                         + "2030-01-31T12:00:00Z); the previous expiry applies"), warnings);
-    }
-
-    @Test
-    void hostileInvalidLabelsAreDroppedOthersKept() throws Exception {
-        LabelSet set = new Labelling(Map.of(LocalSource.NAME, new LocalLabeler()), LabelValidity.defaults(), null)
-                .label(discover(Hosts.root("hostile")));
-        Map<String, String> labels = set.asMap();
-        assertEquals("yes", labels.get("vendor.example.com/good"));
-        assertEquals("", labels.get("feature.node.kubernetes.io/empty-value"));
-        assertEquals("ok", labels.get("feature.node.kubernetes.io/plain-after-garbage"));
-        for (Map.Entry<String, String> l : labels.entrySet()) {
-            assertEquals(null, LabelValidity.defaults().problem(l.getKey(), l.getValue()), l.toString());
-        }
-        java.util.Set<String> dropped = new java.util.TreeSet<>(set.dropped().stream().map(d -> d.label().key()).toList());
-        assertEquals(new java.util.TreeSet<>(List.of("feature.node.kubernetes.io/-starts-with-dash", "kubernetes.io/denied",
-                "node-role.kubernetes.io/worker", "a/b/c", "feature.node.kubernetes.io/value-with-spaces",
-                "feature.node.kubernetes.io/value-too-long", "feature.node.kubernetes.io/equals-in-value",
-                "feature.node.kubernetes.io/spaced-key ", "feature.node.kubernetes.io/caf\uFFFD",
-                "feature.node.kubernetes.io/",
-                "feature.node.kubernetes.io/name-that-is-far-too-long-for-a-kubernetes-label-because-it-has-more-than-63")),
-                dropped);
     }
 
     @Test

@@ -66,7 +66,8 @@ class MemorySourceTest {
                         Map.of("name", "region0", "devtype", "nd_pmem", "mode", "")),
                 f.instances("memory.nv").stream().map(Instance::attributes).toList());
         assertEquals(new HostFs(tmp).path("/sys/bus/nd/devices/dax0.0").toString(), f.instanceOrigin("memory.nv", 0));
-        // NUMA and huge pages were missing: each lost alone, with its own warning.
+        // NUMA and huge pages were missing with no sysfs to show the kernel lacks them: each lost alone, with its
+        // own warning.
         assertEquals(2, warnings.size(), warnings.toString());
         assertTrue(f.attributes("memory.numa").isEmpty());
     }
@@ -74,16 +75,34 @@ class MemorySourceTest {
     @Test
     void hostileTreeLosesOnlyTheBrokenParts() throws Exception {
         Features f = discover(Hosts.fs("hostile"));
-        assertTrue(f.attributes("memory.numa").isEmpty());
+        // no sys/bus/node beside a visible sysfs: a kernel without NUMA, one node, nothing lost
+        assertEquals(Map.of("is_numa", "false", "node_count", "1"), f.attributes("memory.numa"));
         assertEquals(Map.of("enabled", "false"), f.attributes("memory.swap"));
         assertEquals(Map.of("enabled", "true", "hugepages-1Gi", "2"), f.attributes("memory.hugepages"));
         assertTrue(f.instances("memory.nv").isEmpty());
-        assertEquals(4, warnings.size(), warnings.toString());
+        assertEquals(3, warnings.size(), warnings.toString());
     }
 
     @Test
     void nothingReadableFailsTheSource() {
         assertThrows(Exception.class, () -> discover(new HostFs(tmp)));
+    }
+
+    /**
+     * A minimal VM kernel (no CONFIG_NUMA, no NVDIMM bus, no CONFIG_HUGETLBFS) makes none of those sysfs
+     * directories (drivers/base/node.c registers the node bus only with NUMA): a node without that hardware, not a
+     * failure, and nothing to warn about on a healthy node.
+     */
+    @Test
+    void aKernelWithoutNumaNvdimmOrHugePagesHasNoneOfThemAndWarnsOfNothing() throws Exception {
+        Files.createDirectories(tmp.resolve("sys/devices/system/cpu"));
+        write("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n");
+        Features f = discover(new HostFs(tmp));
+        assertEquals(Map.of("is_numa", "false", "node_count", "1"), f.attributes("memory.numa"));
+        assertEquals(Map.of("enabled", "false"), f.attributes("memory.swap"));
+        assertEquals(Map.of("enabled", "false"), f.attributes("memory.hugepages"));
+        assertEquals(List.of(), f.instances("memory.nv"));
+        assertEquals(List.of(), warnings);
     }
 
     @ParameterizedTest

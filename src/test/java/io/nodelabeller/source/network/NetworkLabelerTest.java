@@ -22,7 +22,8 @@ class NetworkLabelerTest {
         List<Label> labels = new NetworkLabeler().labels(new NetworkSource().discover(Hosts.fs("gpu-server"), m -> { }));
         assertEquals(List.of("network-sriov.capable", "network-sriov.configured"), flags(labels));
         String configured = labels.stream().filter(l -> l.key().endsWith("configured")).findFirst().orElseThrow().evidence();
-        assertTrue(configured.contains("enp225s0f0np0 sriov_numvfs = '4'") && !configured.contains("enp225s0f1np1"), configured);
+        assertTrue(configured.contains("network.device sriov_numvfs = '4' from ")
+                && configured.contains("/enp225s0f0np0/device/sriov_numvfs") && !configured.contains("enp225s0f1np1"), configured);
         assertEquals(List.of(), flags(new NetworkLabeler().labels(new NetworkSource().discover(Hosts.fs("cloud-vm"), m -> { }))));
     }
 

@@ -21,7 +21,11 @@ class UsbLabelerTest {
     }
 
     private static Features gpuServer() {
-        return new UsbSource().discover(Hosts.fs("gpu-server"), m -> { });
+        try {
+            return new UsbSource().discover(Hosts.fs("gpu-server"), m -> { });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     @Test

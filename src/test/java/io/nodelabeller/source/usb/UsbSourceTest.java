@@ -7,22 +7,26 @@ import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class UsbSourceTest {
 
-    private static List<Map<String, String>> devices(HostFs host) {
+    private static List<Map<String, String>> devices(HostFs host) throws IOException {
         Features f = new UsbSource().discover(host, m -> { });
         return f.instances("usb.device").stream().map(Instance::attributes).toList();
     }
 
     @Test
-    void gpuServerDevicesWithInterfaceClassWhenDeviceClassIs00() {
+    void gpuServerDevicesWithInterfaceClassWhenDeviceClassIs00() throws IOException {
         assertEquals(List.of(
                         Map.of("class", "03", "vendor", "046b", "device", "ff10"),
                         Map.of("class", "ef", "vendor", "046b", "device", "ffb0", "serial", "1234567890"),
@@ -32,14 +36,14 @@ class UsbSourceTest {
     }
 
     @Test
-    void originsNameTheDeviceDirectory() {
+    void originsNameTheDeviceDirectory() throws IOException {
         HostFs host = Hosts.fs("gpu-server");
         Features f = new UsbSource().discover(host, m -> { });
         assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.instanceOrigin("usb.device", 1));
     }
 
     @Test
-    void hostileTree() {
+    void hostileTree() throws IOException {
         List<Map<String, String>> d = devices(Hosts.fs("hostile"));
         assertEquals(Map.of("class", "ff", "vendor", "0403", "device", "6001", "serial", "A B C 12 34"), d.get(0));
         // 1-2: class 00 without interfaces gives nothing; 1-4: only an empty idProduct gives an empty instance.
@@ -50,10 +54,28 @@ class UsbSourceTest {
         assertEquals(6, d.size());
     }
 
+    /** A VM without a USB controller: the kernel makes no /sys/bus/usb, and the node has no USB devices. */
     @Test
-    void noUsbBusIsNoDevicesNotAFailure(@TempDir Path tmp) {
-        Features f = new UsbSource().discover(new HostFs(tmp), m -> { });
+    void noUsbBusIsNoDevicesNotAFailure(@TempDir Path tmp) throws IOException {
+        Files.createDirectories(tmp.resolve("sys/devices"));
+        List<String> warned = new ArrayList<>();
+        Features f = new UsbSource().discover(new HostFs(tmp), warned::add);
         assertTrue(f.allInstances().containsKey("usb.device"));
         assertTrue(f.instances("usb.device").isEmpty());
+        assertEquals(List.of(), warned);
+    }
+
+    /**
+     * No sysfs under the host root (its /sys not mounted there) or a devices directory that cannot be listed: the
+     * source fails, and the node keeps its USB labels, rather than being told it has no USB devices.
+     */
+    @Test
+    void noVisibleSysfsOrAnUnlistableBusFailsTheSource(@TempDir Path tmp) throws IOException {
+        IOException noSysfs = assertThrows(IOException.class, () -> new UsbSource().discover(new HostFs(tmp), m -> { }));
+        assertTrue(noSysfs.getMessage().contains("sysfs is not visible"), noSysfs.getMessage());
+        Files.createDirectories(tmp.resolve("sys/devices"));
+        Files.createDirectories(tmp.resolve("sys/bus/usb"));
+        Files.writeString(tmp.resolve("sys/bus/usb/devices"), "not a directory");
+        assertThrows(IOException.class, () -> new UsbSource().discover(new HostFs(tmp), m -> { }));
     }
 }
