@@ -27,6 +27,8 @@ COPY bin bin
 # jdeps -> jlink -> training runs of `print` and of the daemon (against bin/CdsTraining.java's loopback API
 # server; the daemon on the tests' gpu-server host tree with their fake libnvidia-ml, which gcc builds here, so that
 # the archive holds the NVML path) -> AppCDS archive, all under /opt/node-labeller (see the script).
+# SOURCE_DATE_EPOCH (BuildKit passes it when set) becomes the jar's modification time, which the archive records.
+ARG SOURCE_DATE_EPOCH
 RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
 
 FROM ${BASE_IMAGE}

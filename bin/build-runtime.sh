@@ -58,6 +58,11 @@ out=$(cd "$out" && pwd)
 rm -f "$out/runtime/lib/security/cacerts"
 
 cp "$jar" "$out/lib/node-labeller.jar"
+# The archive records the jar's modification time in whole seconds and -Xshare:on refuses a jar whose time differs.
+# Image builders copy between stages with whole seconds too, some rounding (buildah without --layers: 05.7 s -> 06 s),
+# some truncating (buildah --layers: -> 05 s), some setting it to SOURCE_DATE_EPOCH: so the jar gets a whole second,
+# SOURCE_DATE_EPOCH when given (a reproducible build), which every one of them keeps.
+touch -d "@${SOURCE_DATE_EPOCH:-$(date -r "$out/lib/node-labeller.jar" +%s)}" "$out/lib/node-labeller.jar"
 cp "$here/jvm.options" "$out/jvm.options"
 java="$out/runtime/bin/java"
 

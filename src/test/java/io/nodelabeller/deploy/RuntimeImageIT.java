@@ -82,6 +82,28 @@ class RuntimeImageIT {
     }
 
     /**
+     * An image builder copies the runtime between stages with whole-second times, rounding (buildah without
+     * --layers) or truncating (buildah --layers, docker); the archive records the jar's time in seconds and
+     * -Xshare:on refuses a jar whose time differs ("A jar file is not the one used while building the shared archive
+     * file"). The build gives the jar a whole second, so the image starts after either copy.
+     */
+    @Test
+    void theArchiveMatchesAfterACopyThatRoundsOrTruncatesTimes() throws Exception {
+        Path jar = OUT.resolve("lib/node-labeller.jar");
+        java.nio.file.attribute.FileTime built = Files.getLastModifiedTime(jar);
+        assertEquals(0, built.toInstant().getNano(), "the jar's time has a fraction of a second: " + built);
+        try {
+            for (long millis : List.of(Math.round(built.toMillis() / 1000.0) * 1000, built.toMillis() / 1000 * 1000)) {
+                Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(millis));
+                Run r = run(runtimeJava("--version"), Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp), 60);
+                assertEquals(0, r.code(), r.out());
+            }
+        } finally {
+            Files.setLastModifiedTime(jar, built);
+        }
+    }
+
+    /**
      * NVML through JNA on the runtime (the fake libnvidia-ml of the tests): JNA's native stub comes from the
      * runtime, taken out of the jar at build time, not from a temp file written at every start.
      */
