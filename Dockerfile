@@ -1,28 +1,40 @@
 # syntax=docker/dockerfile:1
-# node-labeller's image: a jlink'd Java runtime with only the modules the jar uses, plus an AppCDS archive.
+# node-labeller's image: a jlink'd Java runtime with only the modules the jar uses, an AppCDS archive, and of the
+# operating system only the libraries that runtime loads (glibc, libgcc_s, libstdc++, zlib). Build it with
+# bin/build-image.sh (docker or buildah; docs/development.md, "The image"), or directly:
 #   docker build -t ghcr.io/node-labeller/node-labeller:0.1.0 .
 #   docker run --rm -v /:/host:ro ghcr.io/node-labeller/node-labeller:0.1.0 print --host-root=/host
-# Both stages are Debian 12: the runtime is cut from Debian's OpenJDK 17 (the JDK the tests use too) and needs
-# only glibc, libstdc++, libgcc_s and zlib from the base, all in bookworm-slim. glibc is also what JNA and NVML need.
-# Pin the base by digest for reproducible builds (docs/development.md, "The image"):
+# The build stage is Debian 12: the runtime is cut from Debian's OpenJDK 17 (the JDK the tests use too), and the
+# final image's libraries are that stage's Debian packages. Pin it by digest for reproducible builds:
 #   docker build --build-arg BASE_IMAGE=debian:bookworm-slim@sha256:<digest> .
-# The digest of the multi-arch index keeps one argument valid for amd64 and arm64.
+# The digest of the multi-arch index keeps one argument valid for amd64 and arm64. Without a registry,
+# bin/build-image.sh --debian-base makes this base from Debian's packages (mmdebstrap).
 ARG BASE_IMAGE=debian:bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*
+# CAs the build's HTTPS downloads must trust (a TLS-intercepting proxy), one or more PEM certificates given as a
+# build secret:  bin/build-image.sh --build-ca proxy-ca.pem  (docker/buildah: --secret id=build-ca,src=proxy-ca.pem)
+# Trusted by this stage alone (curl and Java's cacerts, through update-ca-certificates); nothing of this stage but
+# /opt/node-labeller and /rootfs reaches the image.
+RUN --mount=type=secret,id=build-ca \
+    if [ -s /run/secrets/build-ca ]; then \
+      awk '/BEGIN CERTIFICATE/ { f = sprintf("/usr/local/share/ca-certificates/build-ca-%03d.crt", ++n) } \
+           f { print > f } /END CERTIFICATE/ { close(f); f = "" }' /run/secrets/build-ca \
+      && update-ca-certificates; \
+    fi
 WORKDIR /src
 COPY .mvn .mvn
 COPY mvnw pom.xml ./
+# Maven and the dependencies in a layer of their own, which a change to src/ leaves as it is. maven.test.skip leaves
+# the test-only dependencies out (the pom's test-dependencies profile): tests run in CI (./mvnw verify), not here.
+RUN ./mvnw -B -ntp -Dmaven.test.skip=true dependency:go-offline
 COPY src src
-# Tests need gcc and run in CI (./mvnw verify, which also builds this runtime in RuntimeImageIT). Skipping them with
-# maven.test.skip also leaves the test-only dependencies out (the pom's test-dependencies profile): not downloaded.
 # The source revision for node_labeller_build_info: docker build --build-arg REVISION=$(git rev-parse HEAD) .
 ARG REVISION=unknown
-RUN --mount=type=cache,target=/root/.m2 ./mvnw -B -ntp package -Dmaven.test.skip=true -DskipTests \
-    -Dbuild.revision=${REVISION}
+RUN ./mvnw -B -ntp package -Dmaven.test.skip=true -DskipTests -Dbuild.revision=${REVISION}
 COPY bin bin
 # jdeps -> jlink -> training runs of `print` and of the daemon (against bin/CdsTraining.java's loopback API
 # server; the daemon on the tests' gpu-server host tree with their fake libnvidia-ml, which gcc builds here, so that
@@ -30,20 +42,22 @@ COPY bin bin
 # SOURCE_DATE_EPOCH (BuildKit passes it when set) becomes the jar's modification time, which the archive records.
 ARG SOURCE_DATE_EPOCH
 RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
+# The image's operating system: these packages' libraries, with their dpkg records for image scanners
+RUN bin/minimal-root.sh /rootfs libc6 libgcc-s1 libstdc++6 zlib1g
 
-FROM ${BASE_IMAGE}
+FROM scratch
 # The version is the pom's (VERSION defaults to it; the release build passes it); revision as above.
 ARG VERSION=0.1.0
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="node-labeller" \
       org.opencontainers.image.description="Discovers a node's hardware and software and writes it onto the Kubernetes Node as labels." \
       org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="${BASE_IMAGE}"
+      org.opencontainers.image.revision="${REVISION}"
+COPY --from=build /rootfs /
 # Same path as in the build stage: the CDS archive records the jar's path, size and modification time.
 COPY --from=build /opt/node-labeller /opt/node-labeller
 # Fail the build here, not in the cluster, if the archive no longer matches (-Xshare:on refuses to start then).
-RUN JAVA_TOOL_OPTIONS=-Xshare:on /opt/node-labeller/runtime/bin/java @/opt/node-labeller/node-labeller.args --version
+RUN ["/opt/node-labeller/runtime/bin/java", "-Xshare:on", "@/opt/node-labeller/node-labeller.args", "--version"]
 # nobody:nogroup. Run with a read-only root filesystem and an emptyDir at /tmp (JNA and temp files; jvm.options).
 USER 65534:65534
 ENTRYPOINT ["/opt/node-labeller/runtime/bin/java", "@/opt/node-labeller/node-labeller.args"]

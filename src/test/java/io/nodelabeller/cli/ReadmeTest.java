@@ -53,6 +53,13 @@ class ReadmeTest {
         for (CommandLine sub : main.getSubcommands().values()) {
             sub.getCommandSpec().options().forEach(o -> known.addAll(List.of(o.names())));
         }
+        // and bin/build-image.sh's, as its usage line names them
+        String usage = Files.readString(Path.of("bin/build-image.sh")).lines()
+                .filter(l -> l.contains("usage: $0")).findFirst().orElseThrow();
+        Matcher script = Pattern.compile("--[a-z][a-z-]+").matcher(usage);
+        while (script.find()) {
+            known.add(script.group());
+        }
         List<String> unknown = new ArrayList<>();
         Matcher m = Pattern.compile("(?<![\\w-])--[a-z][a-z-]+").matcher(Files.readString(README));
         while (m.find()) {

@@ -104,6 +104,39 @@ class RuntimeImageIT {
     }
 
     /**
+     * The image's operating system is bin/minimal-root.sh's: glibc, libgcc_s, libstdc++ and zlib from Debian's
+     * packages, nothing else. The runtime prints the labels of the gpu-server tree on that root alone, read-only, as
+     * user 65534, with the archive mapped (-Xshare:on), under bubblewrap as a pod would run it; the image itself is
+     * built and checked by .ci/run (bin/check-image.sh). Needs dpkg and bwrap (Debian's bubblewrap).
+     */
+    @Test
+    void theRuntimeRunsOnTheImagesMinimalRoot() throws Exception {
+        boolean tools = Files.isExecutable(Path.of("/usr/bin/bwrap")) && Files.isExecutable(Path.of("/usr/bin/dpkg-query"));
+        if (!tools && "true".equals(System.getenv("CI"))) {
+            fail("CI=true: bwrap and dpkg-query are needed to run the runtime on the image's root (.ci/run installs bubblewrap)");
+        }
+        Assumptions.assumeTrue(tools, "no bwrap or dpkg-query: the runtime was not run on the image's minimal root");
+        Path root = tmp.resolve("minimal-root");
+        Run made = run(List.of("sh", "bin/minimal-root.sh", root.toString(), "libc6", "libgcc-s1", "libstdc++6", "zlib1g"),
+                Map.of(), 60);
+        assertEquals(0, made.code(), made.out());
+        // the runtime and the host tree at their own paths, as the image has the runtime at /opt/node-labeller
+        Path out = OUT.toAbsolutePath();
+        Path host = Hosts.root("gpu-server");
+        Files.createDirectories(root.resolve(out.toString().substring(1)));
+        Files.createDirectories(root.resolve("host"));
+        List<String> cmd = new ArrayList<>(List.of("bwrap", "--ro-bind", root.toString(), "/", "--tmpfs", "/tmp",
+                "--proc", "/proc", "--dev", "/dev", "--ro-bind", out.toString(), out.toString(), "--ro-bind",
+                host.toString(), "/host", "--unshare-user", "--uid", "65534", "--gid", "65534", "--unshare-pid",
+                "--die-with-parent", "--clearenv", "--setenv", "JAVA_TOOL_OPTIONS", "-Xshare:on", "--"));
+        cmd.addAll(runtimeJava("print", "--no-timestamp", "--host-root", "/host"));
+        Run r = run(cmd, Map.of(), 60);
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.stdout().contains("feature.node.kubernetes.io/pci-0302_10de.present=true"), r.out());
+        assertTrue(r.stdout().contains("nvidia.com/gpu.present=true"), r.out());
+    }
+
+    /**
      * NVML through JNA on the runtime (the fake libnvidia-ml of the tests): JNA's native stub comes from the
      * runtime, taken out of the jar at build time, not from a temp file written at every start.
      */
