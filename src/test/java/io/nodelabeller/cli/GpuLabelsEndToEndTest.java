@@ -83,6 +83,15 @@ class GpuLabelsEndToEndTest {
         want.put("gpu.compute.minor", "0");
         want.put("gpu.replicas", "1");
         want.put("gpu.sharing-strategy", "none");
+        // beyond GFD: the node's one model
+        want.put("gpu.models", "1");
+        String model = "gpu.model.NVIDIA-A100-SXM4-80GB.";
+        want.put(model + "count", "8");
+        want.put(model + "memory", "81920");
+        want.put(model + "family", "ampere");
+        want.put(model + "compute.major", "8");
+        want.put(model + "compute.minor", "0");
+        want.put(model + "replicas", "1");
         assertEquals(want, print(FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb())));
     }
 

@@ -46,6 +46,37 @@ final class Names {
         return head + end;
     }
 
+    /** The per-model keys' parts around the model: {@code gpu.model.<model>.compute.major} is the longest. */
+    static final String MODEL_PREFIX = "gpu.model.";
+    private static final String LONGEST_MODEL_SUFFIX = ".compute.major";
+    /** The longest model part that keeps every per-model key's name within 63 characters. */
+    static final int MODEL_KEY_MAX = MAX_VALUE - MODEL_PREFIX.length() - LONGEST_MODEL_SUFFIX.length();
+    /** Hex digits of the name's SHA-256 that a shortened model part ends with. */
+    private static final int MODEL_HASH = 8;
+
+    /**
+     * The model as the per-model label keys spell it ({@code gpu.model.<model>.count}): the NVML name sanitised as
+     * {@code gpu.product} is, without leading or trailing punctuation ("Tesla V100-SXM2-32GB" →
+     * "Tesla-V100-SXM2-32GB"). A longer one than {@link #MODEL_KEY_MAX} keeps its first characters and ends with '-'
+     * and 8 hex digits of the sanitised name's SHA-256: the same name always gives the same key, and two long names
+     * that begin alike stay apart. Empty when no character is left.
+     */
+    static String modelKey(String name) {
+        String key = sanitise(name).replaceAll("^[^A-Za-z0-9]+|[^A-Za-z0-9]+$", "");
+        if (key.length() <= MODEL_KEY_MAX) {
+            return key;
+        }
+        String hash;
+        try {
+            hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, MODEL_HASH);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+        String head = key.substring(0, MODEL_KEY_MAX - MODEL_HASH - 1).replaceAll("[^A-Za-z0-9]+$", "");
+        return head + "-" + hash;
+    }
+
     /** The architecture family of a CUDA compute capability (GFD's getArchFamily). */
     static String family(int major, int minor) {
         return switch (major) {

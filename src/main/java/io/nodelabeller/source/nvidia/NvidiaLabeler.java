@@ -53,7 +53,7 @@ public final class NvidiaLabeler implements Labeler {
         this.timestamp = !noTimestamp && !dp.gfd().noTimestamp();
         this.stamp = new TimestampLabeler(start);
         this.nvml = List.of(new MachineLabeler(), new VersionLabeler(), new MigCapabilityLabeler(),
-                new SharingLabeler(dp), new ResourceLabeler(dp), new ModeLabeler(), new CliqueLabeler());
+                new SharingLabeler(dp), new ResourceLabeler(dp), new ModelLabeler(dp), new ModeLabeler(), new CliqueLabeler());
     }
 
     /** The parts' docs in the order they label: gpu.present, gfd.timestamp, then the NVML-derived ones. */

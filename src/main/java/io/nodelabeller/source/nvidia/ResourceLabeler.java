@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code gpu.memory}, {@code gpu.family}, {@code gpu.compute.*}), then the MIG strategy's labels on top (GFD's
  * resource labeler). GPUs are grouped by NVML name; MIG-enabled GPUs of a model are labelled first, without
  * sharing, and the model's full GPUs overwrite them. <b>Fix</b>: with several models the one with the most GPUs
- * is described (ties: sanitised name ascending) instead of a random one, with a note.
+ * is described (ties: sanitised name ascending) instead of a random one, and its evidence says so; every model has
+ * its own labels ({@link ModelLabeler}), so a node with several models is nothing to warn about.
  */
 final class ResourceLabeler extends GpuLabeler {
 
@@ -49,14 +50,16 @@ final class ResourceLabeler extends GpuLabeler {
     void label(GpuFacts facts, Out out) {
         Map<String, List<GpuFacts.Gpu>> byName = new LinkedHashMap<>();
         facts.gpus().forEach(g -> byName.computeIfAbsent(g.name(), k -> new java.util.ArrayList<>()).add(g));
-        List<GpuFacts.Gpu> model = chooseModel(byName, out);
+        List<GpuFacts.Gpu> model = chooseModel(byName);
+        String choice = byName.size() == 1 ? "" : "; of " + byName.size() + " models (" + models(byName) + ") the one with "
+                + "the most GPUs (ties: name ascending); every model has its nvidia.com/gpu.model.* labels";
         List<GpuFacts.Gpu> enabled = model.stream().filter(GpuFacts.Gpu::migEnabled).toList();
         List<GpuFacts.Gpu> full = model.stream().filter(g -> !g.migEnabled()).toList();
         if (!enabled.isEmpty()) {
-            fullGpu(out, enabled.get(0), model, Share.migParent(Names.gpus(indices(enabled))));
+            fullGpu(out, enabled.get(0), model, choice, Share.migParent(Names.gpus(indices(enabled))));
         }
         if (!full.isEmpty()) {
-            fullGpu(out, full.get(0), model, Share.of(dp, "nvidia.com/gpu"));
+            fullGpu(out, full.get(0), model, choice, Share.of(dp, "nvidia.com/gpu"));
         }
         switch (dp.migStrategy()) {
             case "single" -> MigLabels.single(facts, dp, out);
@@ -67,28 +70,27 @@ final class ResourceLabeler extends GpuLabeler {
         }
     }
 
-    private static List<GpuFacts.Gpu> chooseModel(Map<String, List<GpuFacts.Gpu>> byName, Out out) {
-        if (byName.size() == 1) {
-            return byName.values().iterator().next();
-        }
-        List<GpuFacts.Gpu> best = byName.values().stream()
+    private static List<GpuFacts.Gpu> chooseModel(Map<String, List<GpuFacts.Gpu>> byName) {
+        return byName.values().stream()
                 .min(Comparator.<List<GpuFacts.Gpu>>comparingInt(l -> -l.size())
                         .thenComparing(l -> Names.sanitise(l.get(0).name())))
                 .orElseThrow();
+    }
+
+    /** "'NVIDIA A100-SXM4-40GB' (GPU 0,3), 'Tesla T4' (GPU 1,2,4)". */
+    private static String models(Map<String, List<GpuFacts.Gpu>> byName) {
         StringBuilder models = new StringBuilder();
         byName.forEach((name, gpus) -> models.append(models.length() == 0 ? "" : ", ").append('\'').append(name)
                 .append("' (").append(Names.gpus(indices(gpus))).append(')'));
-        out.note("several GPU models on this node: " + models + "; nvidia.com/gpu.* labels describe '" + best.get(0).name()
-                + "', the model with the most GPUs (ties: name ascending)");
-        return best;
+        return models.toString();
     }
 
     static List<Integer> indices(List<GpuFacts.Gpu> gpus) {
         return gpus.stream().map(GpuFacts.Gpu::index).toList();
     }
 
-    private static void fullGpu(Out out, GpuFacts.Gpu g, List<GpuFacts.Gpu> model, Share share) {
-        String name = "nvmlDeviceGetName = '" + g.name() + "' (" + Names.gpus(indices(model)) + ")";
+    private static void fullGpu(Out out, GpuFacts.Gpu g, List<GpuFacts.Gpu> model, String choice, Share share) {
+        String name = "nvmlDeviceGetName = '" + g.name() + "' (" + Names.gpus(indices(model)) + ")" + choice;
         out.put("gpu.count", model.size(), name);
         out.put("gpu.replicas", share.replicas(), share.evidence());
         out.put("gpu.sharing-strategy", share.strategy(), share.evidence());

@@ -15,7 +15,6 @@ import java.util.SortedMap;
 import java.util.stream.Stream;
 
 import static io.nodelabeller.source.nvidia.GpuTesting.B;
-import static io.nodelabeller.source.nvidia.GpuTesting.labels;
 import static io.nodelabeller.source.nvidia.GpuTesting.plus;
 import static io.nodelabeller.source.nvidia.GpuTesting.res;
 import static io.nodelabeller.source.nvidia.GpuTesting.resource;
@@ -31,6 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 /** GFD's own unit tests as acceptance vectors (NVIDIA/k8s-device-plugin: cmd/gpu-feature-discovery/*_test.go, internal/lm/*_test.go), on GFD's mock devices. */
 class GfdVectorsTest {
 
+    /** GFD's labels for {@code layout}: node-labeller's per-model labels (beyond GFD) left out, as GFD has none. */
+    private static SortedMap<String, String> labels(GpuLayout layout, DevicePluginConfig dp) {
+        return GpuTesting.gfd(GpuTesting.labels(layout, dp));
+    }
+
     private static final String[] FULL_MOCK = {"gpu.compute.major=8", "gpu.compute.minor=0", "gpu.family=ampere",
             "gpu.memory=300", "gpu.product=MOCKMODEL"};
     private static final String[] INVALID = {"gpu.count=0", "gpu.replicas=0", "gpu.sharing-strategy=",
@@ -44,8 +48,8 @@ class GfdVectorsTest {
                 "gpu.compute.major=8", "gpu.compute.minor=0");
         assertEquals(expected, labels(gfdMock(mockFull()), DevicePluginConfig.DEFAULT));
         assertEquals(25, expected.size());
-        SortedMap<String, String> noTs = GpuTesting.labels(new NvidiaLabeler(DevicePluginConfig.DEFAULT, GpuTesting.START, true),
-                gfdMock(mockFull()).features());
+        SortedMap<String, String> noTs = GpuTesting.gfd(GpuTesting.labels(new NvidiaLabeler(DevicePluginConfig.DEFAULT, GpuTesting.START, true),
+                gfdMock(mockFull()).features()));
         expected.remove("gfd.timestamp");
         assertEquals(expected, noTs);
         // flags.gfd.noTimestamp of the shared device plugin config does the same

@@ -71,11 +71,24 @@ final class GpuTesting {
         return out;
     }
 
+    /** node-labeller's labels beyond GFD's (docs/gpu.md, "Nodes with more than one GPU model"). */
+    static boolean beyondGfd(String key) {
+        return key.equals("gpu.models") || key.startsWith("gpu.model.");
+    }
+
+    /** The labels GFD also makes: {@code all} without {@link #beyondGfd} keys, for comparisons with GFD's vectors. */
+    static SortedMap<String, String> gfd(Map<String, String> all) {
+        SortedMap<String, String> out = new TreeMap<>(all);
+        out.keySet().removeIf(GpuTesting::beyondGfd);
+        return out;
+    }
+
     /** Only the resource labeler's keys (GFD's internal/lm/mig-strategy_test.go and resource_test.go compare those alone). */
     static SortedMap<String, String> resource(Map<String, String> all) {
         SortedMap<String, String> out = new TreeMap<>();
         all.forEach((k, v) -> {
-            boolean gpu = k.startsWith("gpu.") && !List.of("gpu.machine", "gpu.mode", "gpu.present", "gpu.clique").contains(k);
+            boolean gpu = k.startsWith("gpu.") && !beyondGfd(k)
+                    && !List.of("gpu.machine", "gpu.mode", "gpu.present", "gpu.clique").contains(k);
             if (gpu || k.equals("mig.strategy") || k.startsWith("mig-")) {
                 out.put(k, v);
             }

@@ -66,7 +66,11 @@ class NvidiaLabelerTest {
                 "cuda.runtime-version.major=12", "cuda.runtime-version.minor=4", "cuda.runtime-version.full=12.4",
                 "mig.capable=false", "mps.capable=false", "gpu.count=1", "gpu.replicas=1", "gpu.sharing-strategy=none",
                 "gpu.product=NVIDIA-L4", "gpu.memory=23034", "gpu.family=ada-lovelace", "gpu.compute.major=8",
-                "gpu.compute.minor=9", "gpu.mode=compute", "gpu.clique=7b968a6d-c8aa-45e1-9e07-e1e51be99c31.1"),
+                "gpu.compute.minor=9", "gpu.mode=compute", "gpu.clique=7b968a6d-c8aa-45e1-9e07-e1e51be99c31.1",
+                // beyond GFD: the node's models, here one
+                "gpu.models=1", "gpu.model.NVIDIA-L4.count=1", "gpu.model.NVIDIA-L4.memory=23034",
+                "gpu.model.NVIDIA-L4.family=ada-lovelace", "gpu.model.NVIDIA-L4.compute.major=8",
+                "gpu.model.NVIDIA-L4.compute.minor=9", "gpu.model.NVIDIA-L4.replicas=1"),
                 labels(layout, DevicePluginConfig.DEFAULT));
         assertEquals(List.of(), warnings());
     }
@@ -265,15 +269,20 @@ class NvidiaLabelerTest {
     }
 
     @Test
-    void severalModelsGiveADeterministicChoiceAndAWarning() {
+    void severalModelsGiveADeterministicChoiceThatItsEvidenceExplains() {
         GpuLayout moreT4 = node("550.54.15", 12040, A100, T4, T4, A100, T4);
         Map<String, String> l = labels(moreT4, DevicePluginConfig.DEFAULT);
         assertEquals("Tesla-T4", l.get("gpu.product"));
         assertEquals("3", l.get("gpu.count"));
         assertEquals("15360", l.get("gpu.memory"));
         assertEquals("turing", l.get("gpu.family"));
-        assertEquals(List.of("several GPU models on this node: 'NVIDIA A100-SXM4-40GB' (GPU 0,3), 'Tesla T4' (GPU 1,2,4); "
-                + "nvidia.com/gpu.* labels describe 'Tesla T4', the model with the most GPUs (ties: name ascending)"), warnings());
+        assertEquals("nvmlDeviceGetName = 'Tesla T4' (GPU 1,2,4); of 2 models ('NVIDIA A100-SXM4-40GB' (GPU 0,3), "
+                + "'Tesla T4' (GPU 1,2,4)) the one with the most GPUs (ties: name ascending); every model has its "
+                + "nvidia.com/gpu.model.* labels", evidence(moreT4, DevicePluginConfig.DEFAULT).get("gpu.count"));
+        // each model is described, so a node with several is healthy: nothing to warn about
+        assertEquals("2", l.get("gpu.model.NVIDIA-A100-SXM4-40GB.count"));
+        assertEquals("3", l.get("gpu.model.Tesla-T4.count"));
+        assertEquals(List.of(), warnings());
         // a tie goes to the sanitised name that sorts first, whatever the GPU order
         for (GpuLayout tie : List.of(node("550.54.15", 12040, T4, A100), node("550.54.15", 12040, A100, T4))) {
             assertEquals("NVIDIA-A100-SXM4-40GB", labels(tie, DevicePluginConfig.DEFAULT).get("gpu.product"));
