@@ -243,6 +243,27 @@ class NodeFeatureRuleObjectsTest {
         awaitMetric("node_labeller_nodefeaturerules_state{state=\"absent\"} 1.0");
     }
 
+    /**
+     * The default install without NFD: no NodeFeatureRule CRD, so the LIST answers 404 (as kube-apiserver answers
+     * for a resource no CRD serves). That is a healthy node: its log has no ERROR, no WARN and no stack trace,
+     * fabric8's informer and client included, only our one INFO line saying the CRD is not installed.
+     */
+    @Test
+    void aHealthyNodeWithoutTheCrdLogsNoWarningErrorOrStackTrace() throws Exception {
+        startServer();
+        server.expect().get().withPath(LIST).andReturn(404, status(404, "NotFound",
+                "the server could not find the requested resource")).always();
+        startRun();
+        awaitMetric("node_labeller_nodefeaturerules_state{state=\"absent\"} 1.0");
+        awaitMetric("node_labeller_publishes_total{publisher=\"node\",result=\"unchanged\"} 2.0");
+        stopRun();
+        String text = Files.readString(log);
+        List<String> loud = text.lines().filter(l -> l.matches("\\S+ (WARN|ERROR) .*") || l.startsWith("\tat ")
+                || l.matches(".*(Exception|Error)(: .*)?$")).toList();
+        assertEquals(List.of(), loud, text);
+        assertEquals(1, count(text, "the CRD nodefeaturerules.nfd.k8s-sigs.io is not installed"), text);
+    }
+
     /** {@code once} reads the objects with one LIST (no watch) and applies them in its one cycle. */
     @Test
     void onceAppliesTheObjectsOfOneList() throws Exception {
