@@ -77,16 +77,7 @@ final class ModelLabeler extends GpuLabeler {
         GpuFacts.Gpu g = gpus.get(0);
         String where = Names.gpus(ResourceLabeler.indices(gpus));
         out.put(prefix + "count", gpus.size(), "nvmlDeviceGetName = '" + g.name() + "' (" + where + ")");
-        if (g.memoryBytes() != null && g.memoryBytes() / GpuFacts.MIB > 0) {
-            out.put(prefix + "memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
-                    + " bytes (GPU " + g.index() + "), in MiB");
-        }
-        if (g.ccMajor() != null && g.ccMinor() != null && g.ccMajor() != 0) {
-            String cc = "nvmlDeviceGetCudaComputeCapability = " + g.ccMajor() + "." + g.ccMinor() + " (GPU " + g.index() + ")";
-            out.put(prefix + "family", Names.family(g.ccMajor(), g.ccMinor()), cc);
-            out.put(prefix + "compute.major", g.ccMajor(), cc);
-            out.put(prefix + "compute.minor", g.ccMinor(), cc);
-        }
+        ResourceLabeler.memoryAndCompute(out, prefix, g);
         Share share = gpus.stream().allMatch(GpuFacts.Gpu::migEnabled) ? Share.migParent(where) : Share.of(dp, "nvidia.com/gpu");
         out.put(prefix + "replicas", share.replicas(), share.evidence());
     }

@@ -98,18 +98,29 @@ final class ResourceLabeler extends GpuLabeler {
                 name + (share.sharedSuffix() ? "; -SHARED: " + share.evidence() : ""));
         if (g.memoryBytes() == null) {
             out.note("GPU " + g.index() + ": nvmlDeviceGetMemoryInfo failed or not supported; nvidia.com/gpu.memory is omitted");
-        } else if (g.memoryBytes() / GpuFacts.MIB > 0) {
-            out.put("gpu.memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
-                    + " bytes (GPU " + g.index() + "), in MiB");
         }
         if (g.ccMajor() == null || g.ccMinor() == null) {
             out.note("GPU " + g.index() + ": nvmlDeviceGetCudaComputeCapability failed; nvidia.com/gpu.family and "
                     + "gpu.compute.* are omitted");
-        } else if (g.ccMajor() != 0) {
+        }
+        memoryAndCompute(out, "gpu.", g);
+    }
+
+    /**
+     * {@code <prefix>memory} (MiB, when NVML gave a total of at least 1 MiB), {@code <prefix>family},
+     * {@code <prefix>compute.major} and {@code .minor} (when it gave a compute capability with a major above 0) of
+     * GPU {@code g}: GFD's {@code gpu.*} ones, and each model's ({@link ModelLabeler}).
+     */
+    static void memoryAndCompute(Out out, String prefix, GpuFacts.Gpu g) {
+        if (g.memoryBytes() != null && g.memoryBytes() / GpuFacts.MIB > 0) {
+            out.put(prefix + "memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
+                    + " bytes (GPU " + g.index() + "), in MiB");
+        }
+        if (g.ccMajor() != null && g.ccMinor() != null && g.ccMajor() != 0) {
             String cc = "nvmlDeviceGetCudaComputeCapability = " + g.ccMajor() + "." + g.ccMinor() + " (GPU " + g.index() + ")";
-            out.put("gpu.family", Names.family(g.ccMajor(), g.ccMinor()), cc);
-            out.put("gpu.compute.major", g.ccMajor(), cc);
-            out.put("gpu.compute.minor", g.ccMinor(), cc);
+            out.put(prefix + "family", Names.family(g.ccMajor(), g.ccMinor()), cc);
+            out.put(prefix + "compute.major", g.ccMajor(), cc);
+            out.put(prefix + "compute.minor", g.ccMinor(), cc);
         }
     }
 }
