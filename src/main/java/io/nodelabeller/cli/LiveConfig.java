@@ -174,7 +174,8 @@ final class LiveConfig implements ConfigWatch.Listener {
         var pa = a.publish();
         var pb = b.publish();
         if (pa.node() != pb.node() || pa.staleAfter() != pb.staleAfter() || !Objects.equals(pa.nodeFeature(), pb.nodeFeature())
-                || !pa.featuresFile().equals(pb.featuresFile()) || pa.nodeFeatureRules() != pb.nodeFeatureRules()) {
+                || !pa.featuresFile().equals(pb.featuresFile()) || pa.nodeFeatureRules() != pb.nodeFeatureRules()
+                || !pa.ruleChangeSpread().equals(pb.ruleChangeSpread())) {
             changed.add("publish");
         }
         if (a.core().noPublish() != b.core().noPublish()) {

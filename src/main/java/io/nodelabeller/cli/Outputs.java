@@ -132,7 +132,7 @@ final class Outputs implements AutoCloseable {
             if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics));
                 if (config.nodeFeatureRules()) {
-                    objects = newRuleObjects(client, metrics);
+                    objects = newRuleObjects(client, metrics, config.ruleChangeSpread());
                 }
             }
             if (config.nodeFeature().enabled() && kubernetes) {
@@ -205,12 +205,12 @@ final class Outputs implements AutoCloseable {
     /** How long after a 404 (no CRD) or a 403 the NodeFeatureRule objects are read again. */
     static final java.time.Duration RULE_OBJECTS_RECHECK = java.time.Duration.ofMinutes(10);
 
-    private static NodeFeatureRules newRuleObjects(KubernetesClient client, Metrics metrics) {
+    private static NodeFeatureRules newRuleObjects(KubernetesClient client, Metrics metrics, java.time.Duration spread) {
         List<String> states = java.util.Arrays.stream(NodeFeatureRules.State.values())
                 .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
         metrics.ruleObjects("starting", states);
         return new NodeFeatureRules(client, s -> metrics.ruleObjects(s.name().toLowerCase(java.util.Locale.ROOT), states),
-                RULE_OBJECTS_RECHECK);
+                RULE_OBJECTS_RECHECK, spread, new java.util.Random());
     }
 
     /** What the Kubernetes outputs report to the metrics: patches sent, API errors by status. */

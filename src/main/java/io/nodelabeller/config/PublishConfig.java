@@ -16,9 +16,13 @@ import io.nodelabeller.config.yaml.YamlNode;
  * @param annotations  apply rules' {@code annotations} to the node (default true)
  * @param taints       apply rules' {@code taints} to the node (nfd-master's {@code enableTaints}; default false)
  * @param extendedResources apply rules' {@code extendedResources} to the node's capacity (default false)
+ * @param ruleChangeSpread the cycle a NodeFeatureRule change runs starts after a random delay in [0, this] (default
+ *                     30 s; 0 = at once): every agent of the cluster sees the change at the same moment, and their
+ *                     patches would otherwise reach the API server together. A node's own changes are not delayed.
  */
 public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput nodeFeature, String featuresFile,
-                            boolean nodeFeatureRules, boolean annotations, boolean taints, boolean extendedResources) {
+                            boolean nodeFeatureRules, boolean annotations, boolean taints, boolean extendedResources,
+                            java.time.Duration ruleChangeSpread) {
 
     /**
      * {@code publish.nodeFeature:} the NFD NodeFeature CR output. {@code namespace} "" (the default) means the
@@ -28,12 +32,15 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
         public static final NodeFeatureOutput DEFAULT = new NodeFeatureOutput(false, "", "");
     }
 
+    /** The default {@code ruleChangeSpread}: docs/scale.md shows how it was chosen. */
+    public static final java.time.Duration RULE_CHANGE_SPREAD = java.time.Duration.ofSeconds(30);
+
     public static final PublishConfig DEFAULT = new PublishConfig(true, 3, NodeFeatureOutput.DEFAULT, "", true, true,
-            false, false);
+            false, false, RULE_CHANGE_SPREAD);
 
     static PublishConfig read(YamlNode n) {
         n.object("node", "staleAfter", "nodeFeature", "featuresFile", "nodeFeatureRules", "annotations", "taints",
-                "extendedResources");
+                "extendedResources", "ruleChangeSpread");
         YamlNode nf = n.child("nodeFeature");
         nf.object("enabled", "namespace", "name");
         NodeFeatureOutput d = NodeFeatureOutput.DEFAULT;
@@ -46,6 +53,16 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
                 n.child("nodeFeatureRules").bool(DEFAULT.nodeFeatureRules()),
                 n.child("annotations").bool(DEFAULT.annotations()),
                 n.child("taints").bool(DEFAULT.taints()),
-                n.child("extendedResources").bool(DEFAULT.extendedResources()));
+                n.child("extendedResources").bool(DEFAULT.extendedResources()),
+                ruleChangeSpread(n.child("ruleChangeSpread")));
+    }
+
+    private static java.time.Duration ruleChangeSpread(YamlNode n) {
+        java.time.Duration d = n.duration(DEFAULT.ruleChangeSpread());
+        if (d.isNegative() || d.compareTo(java.time.Duration.ofMinutes(10)) > 0) {
+            n.problem("expected a duration from 0 to 10m, got " + d);
+            return DEFAULT.ruleChangeSpread();
+        }
+        return d;
     }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Builds the fabric8 client for publishing. Only {@code run}, {@code once} and {@code prune} call this;
@@ -57,9 +58,16 @@ public final class KubernetesClients {
         config.setRequestRetryBackoffLimit(0);
         // WebSocket watches only: fabric8's HTTP watch mis-decodes multi-byte UTF-8 split across chunks
         config.setOnlyHttpWatches(false);
-        // the watch of our node reconnects by itself, from 1 s up to fabric8's cap, for as long as we run
-        config.setWatchReconnectInterval(1000);
+        // The watches (our node's, the NodeFeatureRule informer's) reconnect by themselves for as long as we run, after
+        // base·2ⁿ (n up to 5) with no jitter of fabric8's own: after an outage every agent of the cluster would come
+        // back in the same second. A base drawn per process, in [0.5 s, 1.5 s), spreads them (docs/scale.md).
+        config.setWatchReconnectInterval(reconnectBase(ThreadLocalRandom.current()));
         config.setWatchReconnectLimit(-1);
         return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
+    /** The first watch reconnect delay in milliseconds, uniform in [500, 1500): one per process. */
+    static int reconnectBase(java.util.random.RandomGenerator random) {
+        return 500 + random.nextInt(1000);
     }
 }

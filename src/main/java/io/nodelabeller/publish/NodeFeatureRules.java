@@ -29,8 +29,10 @@ import java.util.function.Consumer;
  * The NodeFeatureRule objects of the cluster ({@code nfd.k8s-sigs.io/v1alpha1}, cluster-scoped), read as nfd-master
  * reads them: in {@code run}, one fabric8 informer — one LIST, then one cluster-wide WATCH that fabric8 resumes from
  * the last resourceVersion on reconnect and replaces by a fresh LIST after 410 Gone; no resync, so nothing is sent per
- * cycle. In {@code once}, one LIST. A change (created, changed, deleted object) calls {@code onChange} once per burst
- * (500 ms), so that a cycle applies it at once.
+ * cycle. In {@code once}, one LIST. A change (created, changed, deleted object) calls {@code onChange} once per burst:
+ * 500 ms plus a random delay in {@code [0, spread]} after the first event, so that a cycle applies it — and the agents
+ * of a cluster, which all get the event at the same moment, do not all patch their nodes in the same second. Events
+ * during that wait join the pending call. The first read at start-up is not delayed by the spread.
  *
  * <p>Where the CRD is not installed (404) there are no objects: the view is known and empty, and the informer is
  * started again after {@code recheck} (not per cycle). A 403 (RBAC without nodefeaturerules) is logged once, keeps the
@@ -55,6 +57,8 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
     private volatile Runnable onChange = () -> { };
     private final Consumer<State> stateListener;
     private final Duration recheck;
+    private final Duration spread;
+    private final java.util.random.RandomGenerator random;
     private final ScheduledExecutorService timer;
     private final Map<String, RuleObject> objects = new ConcurrentSkipListMap<>();
 
@@ -72,9 +76,20 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
      * @param recheck       how long after a 404 or 403 the objects are read again
      */
     public NodeFeatureRules(KubernetesClient client, Consumer<State> stateListener, Duration recheck) {
+        this(client, stateListener, recheck, Duration.ZERO, new java.util.Random());
+    }
+
+    /**
+     * @param spread the longest random delay added to a change's 500 ms burst window (publish.ruleChangeSpread)
+     * @param random where that delay is drawn
+     */
+    public NodeFeatureRules(KubernetesClient client, Consumer<State> stateListener, Duration recheck, Duration spread,
+                            java.util.random.RandomGenerator random) {
         this.client = client;
         this.stateListener = stateListener;
         this.recheck = recheck;
+        this.spread = spread;
+        this.random = random;
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
             Thread th = new Thread(r, "nodefeaturerules");
             th.setDaemon(true);
@@ -139,7 +154,7 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
                 if (objects.remove(obj.getMetadata().getName()) != null) {
                     LOG.info("NodeFeatureRule {} deleted", obj.getMetadata().getName());
-                    changed();
+                    changed(true);
                 }
             }
         });
@@ -189,7 +204,7 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
         }
         setState(State.SYNCED);
         if (first) {
-            changed();
+            changed(false);
         }
     }
 
@@ -222,7 +237,7 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
             }
         }
         if (becameKnown) {
-            changed();
+            changed(false);
         }
     }
 
@@ -238,7 +253,7 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
         RuleObject before = objects.put(name, parsed);
         LOG.info("NodeFeatureRule {} {}: {} rule(s)", name, before == null ? "read" : "changed", parsed.rules().size());
         if (everSynced) {
-            changed();
+            changed(true);
         }
     }
 
@@ -251,12 +266,19 @@ public final class NodeFeatureRules implements RuleObjects, AutoCloseable {
         return new RuleObject(name, rules);
     }
 
-    private synchronized void changed() {
+    /** @param clusterWide an object event, which every agent sees at once: spread; else (the first read) not */
+    private synchronized void changed(boolean clusterWide) {
         if (closed || (pendingChange != null && !pendingChange.isDone())) {
             return;
         }
         Runnable callback = onChange;
-        pendingChange = timer.schedule(callback, DEBOUNCE_MS, TimeUnit.MILLISECONDS);
+        pendingChange = timer.schedule(callback, DEBOUNCE_MS + (clusterWide ? spreadMillis() : 0), TimeUnit.MILLISECONDS);
+    }
+
+    /** A delay drawn uniformly from {@code [0, spread]}. */
+    long spreadMillis() {
+        long bound = spread.toMillis();
+        return bound <= 0 ? 0 : random.nextLong(bound + 1);
     }
 
     private void setState(State next) {

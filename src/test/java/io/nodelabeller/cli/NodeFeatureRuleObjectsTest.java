@@ -139,7 +139,7 @@ class NodeFeatureRuleObjectsTest {
         Files.writeString(cfg, """
                 core: {sleepInterval: 2s}
                 daemon: {port: %d}
-                publish: {taints: true, extendedResources: true}
+                publish: {taints: true, extendedResources: true, ruleChangeSpread: 0s}
                 """.formatted(port));
         log = tmp.resolve("run-" + System.nanoTime() + ".log");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

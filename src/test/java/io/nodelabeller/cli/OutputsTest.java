@@ -34,9 +34,9 @@ class OutputsTest {
                 core.noPublishFeatures(), core.customRulesDir(), core.sourceTimeout());
         PublishConfig node = PublishConfig.DEFAULT;
         PublishConfig nodeFeatureOnly = new PublishConfig(false, 3, new PublishConfig.NodeFeatureOutput(true, "", ""), "",
-                true, true, false, false);
+                true, true, false, false, PublishConfig.RULE_CHANGE_SPREAD);
         PublishConfig fileOnly = new PublishConfig(false, 3, PublishConfig.NodeFeatureOutput.DEFAULT, "/tmp/f", true, true,
-                false, false);
+                false, false, PublishConfig.RULE_CHANGE_SPREAD);
 
         assertTrue(Outputs.needsClient(core, node, named));
         assertTrue(Outputs.needsClient(core, nodeFeatureOnly, named));

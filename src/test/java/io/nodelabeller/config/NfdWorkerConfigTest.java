@@ -204,6 +204,21 @@ class NfdWorkerConfigTest {
         assertEquals(Config.DEFAULT.core().ownerRefs(), c.core().ownerRefs());
     }
 
+    @Test
+    void ruleChangeSpreadIsADurationFromZeroToTenMinutes() throws Exception {
+        assertEquals(java.time.Duration.ofSeconds(30), Config.DEFAULT.publish().ruleChangeSpread());
+        assertEquals(java.time.Duration.ZERO, Catalog.configLoader().parse("c", "publish: {ruleChangeSpread: 0}")
+                .publish().ruleChangeSpread());
+        assertEquals(java.time.Duration.ofMinutes(2), Catalog.configLoader().parse("c", "publish: {ruleChangeSpread: 2m}")
+                .publish().ruleChangeSpread());
+        assertEquals(List.of("c: publish.ruleChangeSpread: expected a duration from 0 to 10m, got PT-1S"),
+                assertThrows(ConfigException.class,
+                        () -> Catalog.configLoader().parse("c", "publish: {ruleChangeSpread: -1s}")).problems());
+        assertEquals(List.of("c: publish.ruleChangeSpread: expected a duration from 0 to 10m, got PT11M"),
+                assertThrows(ConfigException.class,
+                        () -> Catalog.configLoader().parse("c", "publish: {ruleChangeSpread: 11m}")).problems());
+    }
+
     /** The example says it shows every default: each section it sets equals the built-in default. */
     @Test
     void theExampleConfigShowsEveryDefault() throws Exception {
@@ -221,7 +236,7 @@ class NfdWorkerConfigTest {
                 "denyLabelNs", "noPublish", "ownerRefs", "noPublishFeatures", "klog", "customRulesDir", "sourceTimeout"),
                 fieldNames(tree.get("core")));
         assertEquals(List.of("node", "staleAfter", "nodeFeature", "featuresFile", "nodeFeatureRules", "annotations", "taints",
-                "extendedResources"), fieldNames(tree.get("publish")));
+                "extendedResources", "ruleChangeSpread"), fieldNames(tree.get("publish")));
     }
 
     private static List<String> fieldNames(com.fasterxml.jackson.databind.JsonNode n) {

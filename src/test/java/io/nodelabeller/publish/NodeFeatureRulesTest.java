@@ -155,6 +155,55 @@ class NodeFeatureRulesTest {
         assertEquals(List.of(NodeFeatureRules.State.SYNCED), states);
     }
 
+    /**
+     * A change every agent sees at the same moment waits 500 ms plus its random share of publish.ruleChangeSpread
+     * before the cycle; events during that wait join it; the first read at start-up does not wait for the spread.
+     */
+    @Test
+    void aChangeWaitsForItsShareOfTheSpreadAndTheFirstReadDoesNot() throws Exception {
+        start(true);
+        server.expectCustomResource(CRD);
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE)).create();
+        java.util.concurrent.atomic.AtomicLong bound = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.random.RandomGenerator drawn = new java.util.random.RandomGenerator() {
+            @Override
+            public long nextLong() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public long nextLong(long b) {
+                bound.set(b);
+                return 1_500; // this agent's share of [0, 2000] ms
+            }
+        };
+        List<Long> calls = new CopyOnWriteArrayList<>();
+        rules = new NodeFeatureRules(client, states::add, Duration.ofMinutes(10), Duration.ofSeconds(2), drawn);
+        long start = System.nanoTime();
+        rules.watch(() -> calls.add(System.nanoTime()));
+        await(() -> calls.size() == 1, "the first read reported");
+        long first = (calls.get(0) - start) / 1_000_000;
+        assertTrue(first < 1_500, "the first read is not spread: " + first + " ms");
+        assertEquals(-1, bound.get(), "nothing drawn for the first read");
+
+        long event = System.nanoTime();
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE.replace("my-sample-rule-object", "b")))
+                .create();
+        await(() -> rules.current().objects().size() == 2, "the created object");
+        admin.genericKubernetesResources(NodeFeatureRules.CONTEXT).resource(object(SAMPLE.replace("my-sample-rule-object", "c")))
+                .create();
+        await(() -> rules.current().objects().size() == 3, "the second created object");
+        for (int i = 0; i < 400 && calls.size() < 2; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(2, calls.size(), "both events in one call");
+        long waited = (calls.get(1) - event) / 1_000_000;
+        assertEquals(2_001, bound.get(), "drawn from [0, 2000] ms");
+        assertTrue(waited >= 2_000, "500 ms + the drawn 1500 ms: " + waited + " ms");
+        Thread.sleep(700);
+        assertEquals(2, calls.size(), "no further call: " + calls.size());
+    }
+
     @Test
     void anInvalidRuleIsLeftOutAndTheOthersApply() {
         RuleObjects.RuleObject o = NodeFeatureRules.parse("bad", object("""
