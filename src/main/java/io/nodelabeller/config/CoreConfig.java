@@ -82,17 +82,10 @@ public record CoreConfig(Duration sleepInterval, List<String> featureSources, Li
                 ownerRefs,
                 noPublishFeatures(n.child("noPublishFeatures")),
                 n.child("customRulesDir").string(DEFAULT.customRulesDir()),
-                sourceTimeout(n.child("sourceTimeout")));
+                n.child("sourceTimeout").duration(DEFAULT.sourceTimeout(), Duration.ofMillis(100), Duration.ofMinutes(10),
+                        "100ms to 10m"));
     }
 
-    private static Duration sourceTimeout(YamlNode n) {
-        Duration d = n.duration(DEFAULT.sourceTimeout());
-        if (d.compareTo(Duration.ofMillis(100)) < 0 || d.compareTo(Duration.ofMinutes(10)) > 0) {
-            n.problem("expected a duration from 100ms to 10m, got " + d);
-            return DEFAULT.sourceTimeout();
-        }
-        return d;
-    }
 
     private static List<String> ownerRefs(YamlNode n) {
         List<String> refs = n.strings(DEFAULT.ownerRefs());

@@ -54,15 +54,7 @@ public record PublishConfig(boolean node, int staleAfter, NodeFeatureOutput node
                 n.child("annotations").bool(DEFAULT.annotations()),
                 n.child("taints").bool(DEFAULT.taints()),
                 n.child("extendedResources").bool(DEFAULT.extendedResources()),
-                ruleChangeSpread(n.child("ruleChangeSpread")));
-    }
-
-    private static java.time.Duration ruleChangeSpread(YamlNode n) {
-        java.time.Duration d = n.duration(DEFAULT.ruleChangeSpread());
-        if (d.isNegative() || d.compareTo(java.time.Duration.ofMinutes(10)) > 0) {
-            n.problem("expected a duration from 0 to 10m, got " + d);
-            return DEFAULT.ruleChangeSpread();
-        }
-        return d;
+                n.child("ruleChangeSpread").duration(DEFAULT.ruleChangeSpread(), java.time.Duration.ZERO,
+                        java.time.Duration.ofMinutes(10), "0 to 10m"));
     }
 }

@@ -217,6 +217,10 @@ class NfdWorkerConfigTest {
         assertEquals(List.of("c: publish.ruleChangeSpread: expected a duration from 0 to 10m, got PT11M"),
                 assertThrows(ConfigException.class,
                         () -> Catalog.configLoader().parse("c", "publish: {ruleChangeSpread: 11m}")).problems());
+        // the same bounded reading as core.sourceTimeout's
+        assertEquals(List.of("c: core.sourceTimeout: expected a duration from 100ms to 10m, got PT0.05S"),
+                assertThrows(ConfigException.class,
+                        () -> Catalog.configLoader().parse("c", "core: {sourceTimeout: 50ms}")).problems());
     }
 
     /** The example says it shows every default: each section it sets equals the built-in default. */

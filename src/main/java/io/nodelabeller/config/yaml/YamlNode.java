@@ -228,6 +228,19 @@ public final class YamlNode {
         return parsed(dflt, "a duration such as 60s, 1m30s or 500ms", YamlNode::parseDuration);
     }
 
+    /**
+     * A duration from {@code min} to {@code max} ({@code range} says so in the problem, e.g. "100ms to 10m"); outside
+     * it, a problem and {@code dflt}.
+     */
+    public Duration duration(Duration dflt, Duration min, Duration max, String range) {
+        Duration d = duration(dflt);
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            problem("expected a duration from " + range + ", got " + d);
+            return dflt;
+        }
+        return d;
+    }
+
     public static Duration parseDuration(String text) {
         String t = text.trim();
         if (t.equals("0")) {
