@@ -60,23 +60,23 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{/*
-The domains the admission policy allows besides feature.node.kubernetes.io, as a CEL list: admissionPolicy.labelDomains
-and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway), without NFD's namespace (always allowed)
-and without a reserved domain (nvidia.com, kubernetes.io, k8s.io, node-labeller.io or a subdomain: the policy refuses
-those whatever this lists; under nvidia.com only the GPU labels are allowed, and always).
+The write scope's domains, comma-separated (the annotation node-labeller.io/label-domains of the release's
+ClusterRoleBinding): writeScope.labelDomains and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway),
+without NFD's namespaces (always allowed) and without a reserved domain (nvidia.com, kubernetes.io, k8s.io,
+node-labeller.io or a subdomain: the agent and the policy ignore those whatever this lists).
 */}}
 {{- define "node-labeller.labelDomains" -}}
 {{- $core := (default (dict) (default (dict) .Values.config).core) -}}
 {{- $domains := list -}}
-{{- range (concat (default (list) .Values.admissionPolicy.labelDomains) (default (list) $core.extraLabelNs)) -}}
+{{- range (concat (default (list) .Values.writeScope.labelDomains) (default (list) $core.extraLabelNs)) -}}
 {{- $d := trimPrefix "*." . -}}
 {{- $skip := false -}}
-{{- range (list "feature.node.kubernetes.io" "nvidia.com" "kubernetes.io" "k8s.io" "node-labeller.io") -}}
+{{- range (list "feature.node.kubernetes.io" "profile.node.kubernetes.io" "nvidia.com" "kubernetes.io" "k8s.io" "node-labeller.io") -}}
 {{- if or (eq $d .) (hasSuffix (printf ".%s" .) $d) }}{{ $skip = true }}{{ end -}}
 {{- end -}}
 {{- if not $skip }}{{ $domains = append $domains $d }}{{ end -}}
 {{- end -}}
-[{{ range $i, $d := ($domains | uniq) }}{{ if $i }}, {{ end }}'{{ $d }}'{{ end }}]
+{{- $domains | uniq | join "," -}}
 {{- end -}}
 
 {{/*

@@ -163,15 +163,15 @@ public final class Catalog {
         return new Labelling(labelers, labelValidity(config.core()), config.core().labelWhiteList(), kinds(config.publish()));
     }
 
-    /**
-     * The validity rules of {@code core}'s namespaces, with the GPU labels the nvidia labeler documents as the only
-     * outputs allowed under nvidia.com (the admission policy allows the same).
-     */
+    /** The validity rules of {@code core}'s namespaces. */
     public static LabelValidity labelValidity(CoreConfig core) {
-        return new LabelValidity(core.extraLabelNs(), core.denyLabelNs(), gpuLabels());
+        return new LabelValidity(core.extraLabelNs(), core.denyLabelNs());
     }
 
-    /** The nvidia.com labels node-labeller writes: the nvidia labeler's docs. */
+    /**
+     * The nvidia.com labels node-labeller writes: the nvidia labeler's docs. With the keys an install's write scope
+     * lists, the only ones it writes under nvidia.com (the admission policy allows the same).
+     */
     public static List<LabelDoc> gpuLabels() {
         return new NvidiaLabeler(Config.DEFAULT.devicePlugin(), NvidiaLabeler.PROCESS_START, true).docs().stream()
                 .filter(d -> d.key().startsWith(LabelValidity.NVIDIA_DOMAIN + "/")).toList();

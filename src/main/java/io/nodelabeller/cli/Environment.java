@@ -18,6 +18,11 @@ record Environment(Map<String, String> vars) {
     static final String POD_NAME = "POD_NAME";
     static final String POD_UID = "POD_UID";
     static final String POD_NAMESPACE = "POD_NAMESPACE";
+    /**
+     * The install the agent belongs to (its ClusterRoleBinding's name), the default of {@code --instance}; the
+     * manifests set it, and kustomize keeps it equal to the binding's name through renames.
+     */
+    static final String INSTANCE = "NODE_LABELLER_INSTANCE";
     /** The root log level (TRACE, DEBUG, INFO, WARN, ERROR); INFO when unset or unknown ({@link LogSetup}). */
     static final String LOG_LEVEL = "NODE_LABELLER_LOG_LEVEL";
 

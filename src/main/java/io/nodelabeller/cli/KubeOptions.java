@@ -19,6 +19,13 @@ final class KubeOptions {
             description = "The node this agent runs on. Default: the NODE_NAME environment variable.")
     String nodeName;
 
+    @Option(names = "--instance", paramLabel = "NAME",
+            description = "The install this agent belongs to: the name of its ClusterRoleBinding, whose annotations say"
+                    + " what it may write, and the prefix of its tracking annotations (<NAME>.node-labeller.io/managed-*;"
+                    + " node-labeller: node-labeller.io/managed-*). Default: the NODE_LABELLER_INSTANCE environment"
+                    + " variable; unset: no install (node-labeller.io/managed-*, the default write scope).")
+    String instance;
+
     @Option(names = "--kubeconfig", paramLabel = "FILE",
             description = "Kubeconfig file. Default: in-cluster service account, else ~/.kube/config.")
     Path kubeconfig;
@@ -31,9 +38,23 @@ final class KubeOptions {
      * usage error (exit 2), not a runtime failure.
      */
     void check() {
+        checkInstance();
         if (kubeconfig != null && !Files.isRegularFile(kubeconfig)) {
             throw new ParameterException(command.commandLine(), "--kubeconfig " + kubeconfig + ": "
                     + (Files.exists(kubeconfig) ? "not a regular file" : "no such file"));
+        }
+    }
+
+    /** The install named by {@code --instance} (or {@code NODE_LABELLER_INSTANCE}); empty when neither is set. */
+    String instance() {
+        return instance == null ? "" : instance.trim();
+    }
+
+    /** Checks the install's name: a usage error (exit 2) when it cannot prefix annotations. */
+    void checkInstance() {
+        String problem = instance().isEmpty() ? null : io.nodelabeller.publish.Bookkeeping.problem(instance());
+        if (problem != null) {
+            throw new ParameterException(command.commandLine(), "--instance (or NODE_LABELLER_INSTANCE): " + problem);
         }
     }
 

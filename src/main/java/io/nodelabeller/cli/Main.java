@@ -82,9 +82,11 @@ public final class Main implements Runnable {
     /** Runs the command line with {@code environment} as its environment variables (tests choose their own). */
     static int execute(Environment environment, String... args) {
         CommandLine cl = commandLine(environment, args);
-        // --node-name defaults to NODE_NAME of this environment (picocli's ${env:} would read the process's)
-        cl.setDefaultValueProvider(arg -> arg instanceof CommandLine.Model.OptionSpec o
-                && o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME)) : null);
+        // --node-name and --instance default to NODE_NAME and NODE_LABELLER_INSTANCE of this environment (picocli's
+        // ${env:} would read the process's)
+        cl.setDefaultValueProvider(arg -> !(arg instanceof CommandLine.Model.OptionSpec o) ? null
+                : o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME))
+                : o.longestName().equals("--instance") ? emptyToNull(environment.get(Environment.INSTANCE)) : null);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("node-labeller: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return FAILURE;

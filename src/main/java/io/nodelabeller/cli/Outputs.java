@@ -5,6 +5,7 @@ import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.publish.FeaturesFilePublisher;
+import io.nodelabeller.publish.Install;
 import io.nodelabeller.publish.KubernetesClients;
 import io.nodelabeller.publish.NodeFeaturePublisher;
 import io.nodelabeller.publish.DryRunPublisher;
@@ -129,8 +130,9 @@ final class Outputs implements AutoCloseable {
                 client = early.take();
             }
             NodeFeatureRules objects = null;
+            Install install = kubernetes ? install(client, kube.instance()) : null;
             if (config.node() && kubernetes) {
-                out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics));
+                out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics, install));
                 if (config.nodeFeatureRules()) {
                     objects = newRuleObjects(client, metrics, config.ruleChangeSpread());
                 }
@@ -140,7 +142,7 @@ final class Outputs implements AutoCloseable {
                         env.get(Environment.POD_NAMESPACE)), config.nodeFeature().name(), kube.nodeName,
                         core.ownerRefs(), core.noPublishFeatures(),
                         new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID)),
-                        NodePublisher.Settings.defaults(), events(metrics)));
+                        NodePublisher.Settings.defaults(), events(metrics), install));
             }
             if (wantsKubernetes && !kubernetes) {
                 out.add(new DryRunPublisher());
@@ -172,6 +174,18 @@ final class Outputs implements AutoCloseable {
         return KubernetesClients.create(kube.kubeconfig);
     }
 
+    /**
+     * The install the agent belongs to: named ({@code --instance}), its write scope read from its ClusterRoleBinding
+     * when first needed (its GPU labels: those the nvidia labeler documents); else none, nothing to check.
+     */
+    static Install install(KubernetesClient client, String instance) {
+        if (instance.isEmpty()) {
+            return Install.unchecked(io.nodelabeller.publish.Bookkeeping.DEFAULT);
+        }
+        java.util.List<io.nodelabeller.label.LabelDoc> gpu = io.nodelabeller.catalog.Catalog.gpuLabels();
+        return Install.named(client, instance, key -> gpu.stream().anyMatch(d -> d.matches(key)), NodePublisher.Settings.defaults());
+    }
+
     /** The agent's own namespace in this version's manifests, where no POD_NAMESPACE says otherwise. */
     static final String DEFAULT_NAMESPACE = "node-labeller";
 
@@ -190,14 +204,15 @@ final class Outputs implements AutoCloseable {
      * The Node publisher, reporting patches and API errors to the metrics. {@code interval} is the daemon's cycle
      * interval; null for a single cycle ({@code once}), which needs no watch on the node.
      */
-    static Publisher nodePublisher(KubernetesClient client, String nodeName, java.time.Duration interval, Metrics metrics) {
+    static Publisher nodePublisher(KubernetesClient client, String nodeName, java.time.Duration interval, Metrics metrics,
+                                   Install install) {
         NodePublisher.Settings settings = NodePublisher.Settings.defaults();
         if (interval == null) {
             settings = settings.withWatchTimeout(null);
         } else if (!interval.isZero()) {
             settings = settings.withCycleInterval(interval);
         }
-        NodePublisher publisher = new NodePublisher(client, nodeName, settings, events(metrics));
+        NodePublisher publisher = new NodePublisher(client, nodeName, settings, events(metrics), install);
         publisher.prepare();
         return publisher;
     }

@@ -1,7 +1,7 @@
 package io.nodelabeller.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.nodelabeller.publish.NodePatch;
+import io.nodelabeller.publish.Bookkeeping;
 import io.nodelabeller.publish.NodePruner;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.PublishEvents;
@@ -22,10 +22,11 @@ final class PruneCommand extends KubeCommand {
             return Main.USAGE;
         }
         try (KubernetesClient client = Outputs.client(kube)) {
-            int removed = new NodePruner(client, kube.nodeName, NodePublisher.Settings.defaults(), PublishEvents.NONE)
+            Bookkeeping bk = Bookkeeping.of(kube.instance());
+            int removed = new NodePruner(client, kube.nodeName, NodePublisher.Settings.defaults(), PublishEvents.NONE, bk)
                     .prune();
             spec.commandLine().getOut().println("node " + kube.nodeName + ": removed " + removed
-                    + " owned label(s) and the " + NodePatch.MANAGED_ANNOTATION + " annotation");
+                    + " owned label(s) and the " + bk.labels() + " annotation");
             return Main.OK;
         } catch (PublishException e) {
             spec.commandLine().getErr().println("node-labeller prune: " + e.getMessage());

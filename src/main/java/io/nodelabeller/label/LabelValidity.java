@@ -13,10 +13,10 @@ import java.util.regex.Pattern;
  *
  * <p>{@code nvidia.com} and its subdomains belong to NVIDIA's operators, whose controllers act on many keys there
  * (the GPU Operator's {@code gpu.deploy.*}, {@code cc.mode}, {@code vgpu.config}, the Network Operator's
- * {@code network.nvidia.com/operator.*}, ...): there the only outputs allowed are the GPU labels node-labeller
- * itself writes ({@code gpuLabels}: GFD's set and the MIG-profile keys, as the nvidia labeler documents them), and
- * never an annotation, taint or extended resource, whatever {@code core.extraLabelNs} says. The shipped admission
- * policy allows exactly the same, so the agent never sends a patch it would deny.
+ * {@code network.nvidia.com/operator.*}, ...): under {@code nvidia.com} itself only labels are produced, never a control
+ * key ({@link #isControlKey}), and nothing at all under its subdomains, whatever {@code core.extraLabelNs} says. Which
+ * keys there are written is the install's write scope ({@link WriteScope}: the GPU labels and an explicit list), which
+ * the shipped admission policy enforces too.
  */
 public final class LabelValidity {
 
@@ -29,36 +29,29 @@ public final class LabelValidity {
     private static final List<String> NFD_ALLOWED = List.of("feature.node.kubernetes.io", "profile.node.kubernetes.io");
 
     /**
-     * Keys that other components read as commands (the GPU Operator's {@code nvidia.com/gpu.deploy.*} and
-     * {@code gpu.workload.config}, the MIG manager's {@code mig.config*}, the device plugin's per-node
-     * {@code device-plugin.config}, upgrade controllers' keys): a label rule that wrote one could tear down GPU
-     * operands or repartition GPUs. The shipped admission policy refuses them too (outside its allowlist, or a key
-     * containing "upgrade").
+     * Keys that other components read as commands (the GPU Operator's {@code nvidia.com/gpu.deploy.*},
+     * {@code cc.mode*}, {@code vgpu.config*} and {@code gpu.workload.config}, the MIG manager's {@code mig.config*},
+     * the device plugin's per-node {@code device-plugin.config}, upgrade controllers' keys): a label rule that wrote one
+     * could tear down GPU operands or repartition GPUs. The shipped admission policy refuses them too, whatever an
+     * install's write scope lists.
      */
-    static final List<String> CONTROL_PREFIXES = List.of("nvidia.com/gpu.deploy.", "nvidia.com/mig.config");
+    static final List<String> CONTROL_PREFIXES = List.of("nvidia.com/gpu.deploy.", "nvidia.com/mig.config",
+            "nvidia.com/cc.mode", "nvidia.com/vgpu.config");
     static final List<String> CONTROL_KEYS = List.of("nvidia.com/device-plugin.config", "nvidia.com/gpu.workload.config");
     static final String CONTROL_WORD = "upgrade";
 
-    /** NVIDIA's domain: only the GPU labels are written there ({@link #gpuLabel}). */
+    /** NVIDIA's domain: labels only there, nothing under its subdomains. */
     public static final String NVIDIA_DOMAIN = "nvidia.com";
 
     private final List<String> extraAllowed;
     private final List<String> extraDenied;
-    private final List<Pattern> gpuLabels;
 
-    /** Rules without GPU labels: nothing is written under nvidia.com. */
     public LabelValidity(List<String> extraAllowed, List<String> extraDenied) {
-        this(extraAllowed, extraDenied, List.of());
-    }
-
-    /** @param gpuLabels the GPU labels node-labeller writes, the only outputs allowed under nvidia.com */
-    public LabelValidity(List<String> extraAllowed, List<String> extraDenied, List<LabelDoc> gpuLabels) {
         this.extraAllowed = List.copyOf(extraAllowed);
         this.extraDenied = List.copyOf(extraDenied);
-        this.gpuLabels = gpuLabels.stream().map(LabelDoc::pattern).toList();
     }
 
-    /** The default namespace policy, without GPU labels. */
+    /** The default namespace policy. */
     public static LabelValidity defaults() {
         return new LabelValidity(List.of(), List.of());
     }
@@ -130,29 +123,20 @@ public final class LabelValidity {
     }
 
     /**
-     * Why an output of {@code kind} may not have {@code key} because of NVIDIA's domain, or null: under nvidia.com and
-     * its subdomains only the GPU labels are written.
+     * Why an output of {@code kind} may not have {@code key} because of NVIDIA's domain, or null: labels only under
+     * nvidia.com (which ones, the write scope says), nothing under its subdomains.
      */
     private String nvidiaProblem(LabelSet.Kind kind, String key) {
         int slash = key == null ? -1 : key.indexOf('/');
-        if (slash < 0 || !within(key.substring(0, slash).toLowerCase(Locale.ROOT), NVIDIA_DOMAIN)) {
+        String ns = slash < 0 ? "" : key.substring(0, slash).toLowerCase(Locale.ROOT);
+        if (!within(ns, NVIDIA_DOMAIN)) {
             return null;
         }
-        if (kind == LabelSet.Kind.LABEL && gpuLabel(key)) {
+        if (ns.equals(NVIDIA_DOMAIN) && kind == LabelSet.Kind.LABEL) {
             return null;
         }
-        return (kind == LabelSet.Kind.LABEL ? "" : "a " + kind + " ") + "under " + NVIDIA_DOMAIN
-                + " only node-labeller's GPU labels are written (NVIDIA's operators act on the other keys there)";
-    }
-
-    /** Whether {@code key} is one of the GPU labels node-labeller writes. */
-    public boolean gpuLabel(String key) {
-        for (Pattern p : gpuLabels) {
-            if (p.matcher(key).matches()) {
-                return true;
-            }
-        }
-        return false;
+        return (kind == LabelSet.Kind.LABEL ? "" : "a " + kind + " ") + "under " + ns + " nothing but "
+                + NVIDIA_DOMAIN + " labels is written (NVIDIA's operators act on the other keys there)";
     }
 
     /** Why {@code key} is not a valid, allowed label key, or null. */

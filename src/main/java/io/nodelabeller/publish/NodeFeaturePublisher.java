@@ -42,6 +42,7 @@ public final class NodeFeaturePublisher implements Publisher {
             .build();
 
     private final PublishEvents events;
+    private final Install install;
     private final String namespace;
     private final String name;
     private final String nodeName;
@@ -54,11 +55,22 @@ public final class NodeFeaturePublisher implements Publisher {
     /** "NodeFeature namespace/name", in log lines and errors. */
     private final String subject;
 
-    /** {@code name} empty or null means: the node's name. No owner references, every feature. */
+    /**
+     * {@code name} empty or null means: the node's name. No owner references, every feature, the default install's
+     * outputs unchecked ({@link Install#unchecked}: tests).
+     */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName) {
         this(client, namespace, name, nodeName, List.of(), List.of(), OwnerRefs.Pod.NONE, NodePublisher.Settings.defaults(),
-                PublishEvents.NONE);
+                PublishEvents.NONE, Install.unchecked(Bookkeeping.DEFAULT));
     }
+
+    /**
+     * The features whose element names nfd-master's rules can turn into label keys as they are (a pass-through rule
+     * such as {@code labelsTemplate: "{{ range .local.label }}{{ .Name }}={{ .Value }}..."}): their names pass the
+     * install's write scope like labels (an unprefixed name as {@code feature.node.kubernetes.io/<name>}), here and in
+     * the install's NodeFeature admission policy.
+     */
+    public static final List<String> LABEL_LIKE_FEATURES = List.of("local.label", "local.feature");
 
     /**
      * With NFD's {@code core.ownerRefs} (a subset of node, pod, ds; {@code pod} is the agent's own pod, which must
@@ -67,8 +79,9 @@ public final class NodeFeaturePublisher implements Publisher {
      */
     public NodeFeaturePublisher(KubernetesClient client, String namespace, String name, String nodeName,
                                 List<String> ownerRefs, List<String> noPublishFeatures, OwnerRefs.Pod pod,
-                                NodePublisher.Settings settings, PublishEvents events) {
+                                NodePublisher.Settings settings, PublishEvents events, Install install) {
         Objects.requireNonNull(client);
+        this.install = Objects.requireNonNull(install);
         this.namespace = Objects.requireNonNull(namespace);
         this.nodeName = Objects.requireNonNull(nodeName);
         this.name = name == null || name.isEmpty() ? nodeName : name;
@@ -95,6 +108,30 @@ public final class NodeFeaturePublisher implements Publisher {
         return spec;
     }
 
+    /** {@code spec}'s label-like features ({@link #LABEL_LIKE_FEATURES}) without the names outside the write scope. */
+    @SuppressWarnings("unchecked")
+    private void withinScope(Map<String, Object> spec, Map<String, String> dropped) throws PublishException {
+        Map<String, Object> attributes = (Map<String, Object>) ((Map<String, Object>) spec.get("features")).get("attributes");
+        for (String feature : LABEL_LIKE_FEATURES) {
+            Object set = attributes.get(feature);
+            if (set == null) {
+                continue;
+            }
+            Map<String, String> elements = (Map<String, String>) ((Map<String, Object>) set).get("elements");
+            Map<String, String> allowed = new LinkedHashMap<>();
+            for (Map.Entry<String, String> e : elements.entrySet()) {
+                String key = e.getKey().indexOf('/') < 0 ? io.nodelabeller.label.LabelValidity.NFD_PREFIX + e.getKey() : e.getKey();
+                String problem = install.problem(LabelSet.Kind.LABEL, key);
+                if (problem == null) {
+                    allowed.put(e.getKey(), e.getValue());
+                } else {
+                    dropped.put("feature " + feature + "." + e.getKey(), problem);
+                }
+            }
+            attributes.put(feature, Map.of("elements", allowed));
+        }
+    }
+
     /** Without features: an empty {@code spec.features}. */
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
@@ -103,7 +140,10 @@ public final class NodeFeaturePublisher implements Publisher {
 
     @Override
     public boolean publish(LabelSet desired, Features features) throws PublishException {
-        Map<String, Object> spec = spec(desired, features, filter);
+        Map<String, String> dropped = new java.util.TreeMap<>();
+        Map<String, Object> spec = spec(install.filter(desired, dropped), features, filter);
+        withinScope(spec, dropped);
+        install.report(dropped);
         List<OwnerReference> ownerRefs = owners.resolve();
         Retrying.Run run = retrying.start(subject, problems, f -> events.apiError(f.status),
                 status -> status == 403 ? " (RBAC: the nfd-compat Role grants create/update on nodefeatures)" : "");

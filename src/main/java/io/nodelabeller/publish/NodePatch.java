@@ -51,13 +51,11 @@ import java.util.TreeSet;
  */
 public final class NodePatch {
 
-    public static final String MANAGED_ANNOTATION = "node-labeller.io/managed-labels";
-    public static final String MANAGED_ANNOTATIONS = "node-labeller.io/managed-annotations";
-    public static final String MANAGED_TAINTS = "node-labeller.io/managed-taints";
-    public static final String MANAGED_EXTENDED_RESOURCES = "node-labeller.io/managed-extended-resources";
-    /** Every tracking annotation, in the order a patch writes them. */
-    public static final List<String> TRACKING = List.of(MANAGED_ANNOTATION, MANAGED_ANNOTATIONS, MANAGED_TAINTS,
-            MANAGED_EXTENDED_RESOURCES);
+    /** The default install's tracking annotations ({@link Bookkeeping#DEFAULT}). */
+    public static final String MANAGED_ANNOTATION = Bookkeeping.DEFAULT.labels();
+    public static final String MANAGED_ANNOTATIONS = Bookkeeping.DEFAULT.annotations();
+    public static final String MANAGED_TAINTS = Bookkeeping.DEFAULT.taints();
+    public static final String MANAGED_EXTENDED_RESOURCES = Bookkeeping.DEFAULT.extendedResources();
 
     /**
      * nfd-master's tracking annotations (pkg/nfd-master/nfd-master.go; default instance): sorted, comma-separated,
@@ -127,36 +125,59 @@ public final class NodePatch {
     private NodePatch() {
     }
 
-    /** Labels only: the operations, in order, or an empty list when the node is already right. */
+    /** Labels only, the default install: the operations, in order, or an empty list when the node is already right. */
     public static List<Op> compute(Map<String, String> labels, Map<String, String> annotations, String resourceVersion,
                                    SortedMap<String, String> desired) {
         return plan(new Node(labels, annotations, resourceVersion, null, null, null), Desired.labels(desired)).node();
     }
 
+    /** The default install's plan. */
     public static Plan plan(Node node, Desired desired) {
+        return plan(node, desired, Bookkeeping.DEFAULT);
+    }
+
+    /**
+     * The patches that bring {@code node} to {@code desired} for the install whose tracking annotations are {@code bk}.
+     * Keys another install lists are never claimed (left alone, as another writer's). Every tracking annotation this
+     * install has lists, after the patch, only keys the node then has: a kind switched off keeps its list, less what
+     * is gone from the node.
+     */
+    public static Plan plan(Node node, Desired desired, Bookkeeping bk) {
         Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
         Map<String, String> annotations = node.annotations() == null ? Map.of() : node.annotations();
+        Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
         SortedSet<String> leftAlone = new TreeSet<>();
 
         Map<String, SortedSet<String>> lists = new LinkedHashMap<>();
         List<Op> labelOps = new ArrayList<>();
-        lists.put(MANAGED_ANNOTATION, diff(labels, owned(annotations, MANAGED_ANNOTATION), handedOver(annotations, NFD_LABELS),
-                desired.labels(), "/metadata/labels/", labelOps, "label ", leftAlone));
+        lists.put(bk.labels(), diff(labels, owned(annotations, bk.labels()), claimable(annotations, NFD_LABELS, bk, bk.labels()),
+                bk.listedByOthers(annotations, bk.labels()), desired.labels(), "/metadata/labels/", labelOps, "label ", leftAlone));
         List<Op> annotationOps = new ArrayList<>();
+        Map<String, String> featureAnnotations = new TreeMap<>(annotations);
+        featureAnnotations.keySet().removeIf(Bookkeeping::isTracking);
         if (desired.annotations() != null) {
-            Map<String, String> featureAnnotations = new TreeMap<>(annotations);
-            TRACKING.forEach(featureAnnotations::remove);
-            lists.put(MANAGED_ANNOTATIONS, diff(featureAnnotations, owned(annotations, MANAGED_ANNOTATIONS),
-                    handedOver(annotations, NFD_ANNOTATIONS), desired.annotations(), "/metadata/annotations/", annotationOps,
-                    "annotation ", leftAlone));
+            lists.put(bk.annotations(), diff(featureAnnotations, owned(annotations, bk.annotations()),
+                    claimable(annotations, NFD_ANNOTATIONS, bk, bk.annotations()), bk.listedByOthers(annotations, bk.annotations()),
+                    desired.annotations(), "/metadata/annotations/", annotationOps, "annotation ", leftAlone));
+        } else {
+            lists.put(bk.annotations(), stillThere(annotations, bk.annotations(), featureAnnotations.keySet()));
         }
         List<Map<String, Object>> taints = null;
         if (desired.taints() != null) {
             SortedSet<String> ownedTaints = new TreeSet<>();
-            taints = taints(node.taints(), owned(annotations, MANAGED_TAINTS), handedOverTaints(annotations),
-                    desired.taints(), ownedTaints, leftAlone);
-            lists.put(MANAGED_TAINTS, ownedTaints);
+            Set<String> claimable = handedOverTaints(annotations);
+            Set<String> others = bk.listedByOthers(annotations, bk.taints());
+            claimable.removeAll(others);
+            taints = taints(node.taints(), owned(annotations, bk.taints()), claimable, others, desired.taints(), ownedTaints,
+                    leftAlone);
+            lists.put(bk.taints(), ownedTaints);
+        } else {
+            SortedSet<String> present = new TreeSet<>();
+            (node.taints() == null ? List.<Map<String, Object>>of() : node.taints()).forEach(t -> present.add(taintId(t)));
+            lists.put(bk.taints(), stillThere(annotations, bk.taints(), present));
         }
+        // extended resources are claimed and written by the status patch; here only what is gone is unlisted
+        lists.put(bk.extendedResources(), stillThere(annotations, bk.extendedResources(), capacity.keySet()));
         boolean taintsChange = taints != null && !taints.equals(node.taints() == null ? List.of() : node.taints());
         List<Op> trackingOps = tracking(annotations, lists);
 
@@ -181,8 +202,25 @@ public final class NodePatch {
             }
         }
         List<Op> status = desired.extendedResources() == null ? List.of()
-                : status(node, annotations, desired.extendedResources(), leftAlone);
+                : status(node, annotations, desired.extendedResources(), bk, leftAlone);
         return new Plan(ops, status, leftAlone);
+    }
+
+    /**
+     * What nfd-master hands over in {@code nfdAnnotation} and no other install lists in its annotation of the kind of
+     * {@code own}.
+     */
+    private static Set<String> claimable(Map<String, String> annotations, String nfdAnnotation, Bookkeeping bk, String own) {
+        Set<String> out = handedOver(annotations, nfdAnnotation);
+        out.removeAll(bk.listedByOthers(annotations, own));
+        return out;
+    }
+
+    /** The keys {@code annotation} lists that are still among {@code present}: a list whose keys are gone, shortened. */
+    private static SortedSet<String> stillThere(Map<String, String> annotations, String annotation, Set<String> present) {
+        SortedSet<String> out = owned(annotations, annotation);
+        out.retainAll(present);
+        return out;
     }
 
     private static boolean pinnable(Node node) {
@@ -212,12 +250,14 @@ public final class NodePatch {
      * has is left as it is, and named in {@code leftAlone} when its value differs.
      */
     private static SortedSet<String> diff(Map<String, String> current, SortedSet<String> owned, Set<String> handedOver,
-                                          SortedMap<String, String> desired, String base, List<Op> out, String kind,
-                                          SortedSet<String> leftAlone) {
+                                          Set<String> othersList, SortedMap<String, String> desired, String base,
+                                          List<Op> out, String kind, SortedSet<String> leftAlone) {
         SortedSet<String> owns = new TreeSet<>();
         for (Map.Entry<String, String> e : desired.entrySet()) {
             String have = current.get(e.getKey());
-            if (have == null && !current.containsKey(e.getKey())) {
+            if (othersList.contains(e.getKey()) && !owned.contains(e.getKey())) {
+                leftAlone.add(kind + e.getKey()); // another install's, even while it is not on the node
+            } else if (have == null && !current.containsKey(e.getKey())) {
                 out.add(new Op("add", base + escape(e.getKey()), e.getValue()));
                 owns.add(e.getKey());
             } else if (owned.contains(e.getKey())) {
@@ -245,8 +285,9 @@ public final class NodePatch {
      * after this patch.
      */
     private static List<Map<String, Object>> taints(List<Map<String, Object>> current, SortedSet<String> owned,
-                                                    Set<String> handedOver, SortedMap<String, String> desired,
-                                                    SortedSet<String> owns, SortedSet<String> leftAlone) {
+                                                    Set<String> handedOver, Set<String> othersList,
+                                                    SortedMap<String, String> desired, SortedSet<String> owns,
+                                                    SortedSet<String> leftAlone) {
         List<Map<String, Object>> out = new ArrayList<>();
         SortedSet<String> present = new TreeSet<>();
         for (Map<String, Object> t : current == null ? List.<Map<String, Object>>of() : current) {
@@ -274,7 +315,9 @@ public final class NodePatch {
             out.add(t);
         }
         desired.forEach((id, value) -> {
-            if (!present.contains(id)) {
+            if (!present.contains(id) && othersList.contains(id)) {
+                leftAlone.add("taint " + id); // another install's, even while it is not on the node
+            } else if (!present.contains(id)) {
                 int colon = id.lastIndexOf(':');
                 Map<String, Object> t = new LinkedHashMap<>();
                 t.put("key", id.substring(0, colon));
@@ -296,9 +339,10 @@ public final class NodePatch {
      * with the tracking annotation {@value #MANAGED_EXTENDED_RESOURCES} brought to what is owned after it.
      */
     private static List<Op> status(Node node, Map<String, String> annotations, SortedMap<String, String> desired,
-                                   SortedSet<String> leftAlone) {
-        SortedSet<String> owned = owned(annotations, MANAGED_EXTENDED_RESOURCES);
-        Set<String> handed = handedOver(annotations, NFD_EXTENDED_RESOURCES);
+                                   Bookkeeping bk, SortedSet<String> leftAlone) {
+        SortedSet<String> owned = owned(annotations, bk.extendedResources());
+        Set<String> others = bk.listedByOthers(annotations, bk.extendedResources());
+        Set<String> handed = claimable(annotations, NFD_EXTENDED_RESOURCES, bk, bk.extendedResources());
         Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
         Map<String, String> allocatable = node.allocatable() == null ? Map.of() : node.allocatable();
         List<Op> ops = new ArrayList<>();
@@ -306,7 +350,9 @@ public final class NodePatch {
         for (Map.Entry<String, String> e : desired.entrySet()) {
             String k = e.getKey();
             String have = capacity.get(k);
-            if (have == null) {
+            if (others.contains(k) && !owned.contains(k)) {
+                leftAlone.add("extended resource " + k); // another install's, even while it is not on the node
+            } else if (have == null) {
                 ops.add(new Op("add", "/status/capacity/" + escape(k), e.getValue()));
                 ops.add(new Op("add", "/status/allocatable/" + escape(k), e.getValue()));
                 owns.add(k);
@@ -338,7 +384,7 @@ public final class NodePatch {
             ops.add(node.capacity() == null ? 1 : 0, new Op("add", "/status/allocatable", Collections.emptyMap()));
         }
         Map<String, SortedSet<String>> list = new LinkedHashMap<>();
-        list.put(MANAGED_EXTENDED_RESOURCES, owns);
+        list.put(bk.extendedResources(), owns);
         List<Op> trackingOps = tracking(annotations, list);
         if (!trackingOps.isEmpty() && annotations.isEmpty()) {
             List<Op> created = new ArrayList<>();

@@ -98,6 +98,7 @@ public final class NodePublisher implements Publisher {
     }
 
     private final String nodeName;
+    private final Install install;
     private final Settings settings;
     private final PublishEvents events;
     private final ApiClient api;
@@ -108,11 +109,18 @@ public final class NodePublisher implements Publisher {
     /** Desired outputs another writer has on the node with another value, left as they are. */
     private final ProblemLog others;
 
+    /** The default install's node, its outputs unchecked ({@link Install#unchecked}): tests and {@code prune}. */
     public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events) {
+        this(client, nodeName, settings, events, Install.unchecked(Bookkeeping.DEFAULT));
+    }
+
+    /** The node of {@code install}'s agent: its tracking annotations, its outputs within its write scope. */
+    public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events, Install install) {
         if (nodeName == null || nodeName.isBlank()) {
             throw new IllegalArgumentException("the node name is empty: set --node-name or NODE_NAME");
         }
         this.nodeName = nodeName;
+        this.install = java.util.Objects.requireNonNull(install);
         this.settings = settings;
         this.events = events == null ? PublishEvents.NONE : events;
         this.api = new ApiClient(client, settings.requestTimeout(), settings.timing());
@@ -138,9 +146,10 @@ public final class NodePublisher implements Publisher {
 
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
+        LabelSet allowed = install.filter(desired);
         // a kind labelling did not produce (switched off) is left as it is on the node: null
-        return !apply(new NodePatch.Desired(desired.asMap(Kind.LABEL), orNull(desired, Kind.ANNOTATION),
-                orNull(desired, Kind.TAINT), orNull(desired, Kind.EXTENDED_RESOURCE))).isEmpty();
+        return !apply(new NodePatch.Desired(allowed.asMap(Kind.LABEL), orNull(allowed, Kind.ANNOTATION),
+                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE))).isEmpty();
     }
 
     private static SortedMap<String, String> orNull(LabelSet set, Kind kind) {
@@ -164,6 +173,9 @@ public final class NodePublisher implements Publisher {
             events.apiError(f.status);
             view.invalidate();
             seen[0] = null;
+            if (f.status == 403) {
+                install.reread(); // the install's ClusterRoleBinding (its write scope) may have changed
+            }
         }, NodePublisher::hint);
         List<NodePatch.Op> sent = new ArrayList<>();
         for (int patches = 0; ; patches++) {
@@ -171,7 +183,7 @@ public final class NodePublisher implements Publisher {
             List<NodePatch.Op> ops = run.call(() -> {
                 Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
-                NodePatch.Plan plan = NodePatch.plan(state(node), desired);
+                NodePatch.Plan plan = NodePatch.plan(state(node), desired, install.bookkeeping());
                 if (plan.isEmpty() || patchesSoFar == MAX_PATCHES) {
                     reportOthers(plan.leftAlone());
                     return List.<NodePatch.Op>of();
@@ -258,7 +270,8 @@ public final class NodePublisher implements Publisher {
     private static String hint(int status) {
         return switch (status) {
             case 401 -> " (credentials rejected)";
-            case 403 -> " (RBAC: the service account needs get, list, watch and patch on nodes)";
+            case 403 -> " (RBAC: the service account needs get, list, watch and patch on nodes; or the install's admission"
+                    + " policy: its message says what it refused)";
             case 404 -> " (no such node: check --node-name / NODE_NAME)";
             default -> "";
         };
@@ -291,17 +304,16 @@ public final class NodePublisher implements Publisher {
     public Map<Kind, SortedMap<String, String>> ownedOutputs() throws PublishException {
         try {
             NodePatch.Node node = state(current());
+            Bookkeeping bk = install.bookkeeping();
             Map<Kind, SortedMap<String, String>> out = new java.util.EnumMap<>(Kind.class);
-            out.put(Kind.LABEL, present(node.labels(), NodePatch.owned(node.annotations(), NodePatch.MANAGED_ANNOTATION)));
-            out.put(Kind.ANNOTATION, present(node.annotations(),
-                    NodePatch.owned(node.annotations(), NodePatch.MANAGED_ANNOTATIONS)));
+            out.put(Kind.LABEL, present(node.labels(), NodePatch.owned(node.annotations(), bk.labels())));
+            out.put(Kind.ANNOTATION, present(node.annotations(), NodePatch.owned(node.annotations(), bk.annotations())));
             Map<String, String> taints = new java.util.TreeMap<>();
             if (node.taints() != null) {
                 node.taints().forEach(t -> taints.put(NodePatch.taintId(t), t.get("value") == null ? "" : t.get("value").toString()));
             }
-            out.put(Kind.TAINT, present(taints, NodePatch.owned(node.annotations(), NodePatch.MANAGED_TAINTS)));
-            out.put(Kind.EXTENDED_RESOURCE, present(node.capacity(),
-                    NodePatch.owned(node.annotations(), NodePatch.MANAGED_EXTENDED_RESOURCES)));
+            out.put(Kind.TAINT, present(taints, NodePatch.owned(node.annotations(), bk.taints())));
+            out.put(Kind.EXTENDED_RESOURCE, present(node.capacity(), NodePatch.owned(node.annotations(), bk.extendedResources())));
             return out;
         } catch (ApiClient.Failure f) {
             events.apiError(f.status);

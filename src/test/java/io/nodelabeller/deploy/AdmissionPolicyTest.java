@@ -60,6 +60,27 @@ class AdmissionPolicyTest {
     /** A policy as installed: the policy, its binding, and the objects installed with it (where its parameter is). */
     record Installed(ValidatingAdmissionPolicy policy, ValidatingAdmissionPolicyBinding binding, List<HasMetadata> objects) {
 
+        /** The install's ClusterRoleBinding: the policy's parameter, whose annotations are the write scope. */
+        io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding crb() {
+            return Manifests.one(objects, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class,
+                    binding.getSpec().getParamRef().getName());
+        }
+
+        /** The same install with its ClusterRoleBinding's annotations (the write scope) replaced by {@code annotations}. */
+        Installed withScope(Map<String, String> annotations) {
+            List<HasMetadata> copy = new ArrayList<>();
+            for (HasMetadata o : objects) {
+                if (o == crb()) {
+                    var edited = new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder(crb()).editMetadata()
+                            .withAnnotations(new java.util.TreeMap<>(annotations)).endMetadata().build();
+                    copy.add(edited);
+                } else {
+                    copy.add(o);
+                }
+            }
+            return new Installed(policy, binding, copy);
+        }
+
         /** The policy of {@code objects} (and its binding) whose name contains {@code part}. */
         static Installed of(List<HasMetadata> objects, String part) {
             ValidatingAdmissionPolicy p = Manifests.ofKind(objects, ValidatingAdmissionPolicy.class).stream()
@@ -96,6 +117,10 @@ class AdmissionPolicyTest {
     }
 
     static final Installed BASE = Installed.of(Manifests.render("base"), "own-node-labels");
+
+    static Installed base() {
+        return BASE;
+    }
     /** The policy of overlays/taints-and-extended-resources: taints and extended resources allowed. */
     static final Installed WITH_TAINTS_AND_RESOURCES = Installed.of(Manifests.render("overlays/taints-and-extended-resources"),
             "own-node-labels");
@@ -221,7 +246,7 @@ class AdmissionPolicyTest {
         return eval(expression, ctx, errors, new HashMap<>(), "expression");
     }
 
-    /** ObjectMeta's labels, annotations, finalizers and ownerReferences are omitempty: an empty one is absent. */
+    /** ObjectMeta's labels, annotations, finalizers, ownerReferences and managedFields are omitempty: an empty one is absent. */
     @SuppressWarnings("unchecked")
     static Map<String, Object> omitEmptyMeta(Map<String, Object> object) {
         if (object == null) {
@@ -229,7 +254,7 @@ class AdmissionPolicyTest {
         }
         Map<String, Object> copy = new LinkedHashMap<>(object);
         Map<String, Object> meta = new LinkedHashMap<>((Map<String, Object>) copy.get("metadata"));
-        for (String key : List.of("labels", "annotations", "finalizers", "ownerReferences")) {
+        for (String key : List.of("labels", "annotations", "finalizers", "ownerReferences", "managedFields")) {
             Object value = meta.remove(key);
             AdmissionRequests.putOmitEmpty(meta, key, value);
         }
@@ -375,19 +400,29 @@ class AdmissionPolicyTest {
      * by {@code policy}. Returns the resulting node.
      */
     static Map<String, Object> agentWrites(Installed policy, Map<String, Object> node, NodePatch.Desired desired) {
+        return agentWrites(policy, AGENT, io.nodelabeller.publish.Bookkeeping.DEFAULT, node, desired);
+    }
+
+    /**
+     * As above, for the agent {@code user} of the install whose tracking annotations are {@code bk}; each write's
+     * managedFields as the API server's field manager records them ({@link FieldManager}) before admission.
+     */
+    static Map<String, Object> agentWrites(Installed policy, User user, io.nodelabeller.publish.Bookkeeping bk,
+                                           Map<String, Object> node, NodePatch.Desired desired) {
         Map<String, Object> current = node;
         for (int i = 0; i < 6; i++) {
-            NodePatch.Plan plan = NodePatch.plan(asPatchNode(current), desired);
+            NodePatch.Plan plan = NodePatch.plan(asPatchNode(current), desired, bk);
             if (plan.isEmpty()) {
                 return current;
             }
             boolean status = plan.node().isEmpty();
-            Map<String, Object> next = patched(current, status ? plan.status() : plan.node());
-            Decision d = admit(policy, AdmissionRequests.nodeUpdate("n1", status ? "status" : null, AGENT), next, current);
+            Map<String, Object> next = FieldManager.update(current, patched(current, status ? plan.status() : plan.node()),
+                    "fabric8-kubernetes-client", status ? "status" : null);
+            Decision d = admit(policy, AdmissionRequests.nodeUpdate("n1", status ? "status" : null, user), next, current);
             assertAllowed(d);
             current = next;
         }
-        throw new AssertionError("the agent did not converge: " + NodePatch.plan(asPatchNode(current), desired));
+        throw new AssertionError("the agent did not converge: " + NodePatch.plan(asPatchNode(current), desired, bk));
     }
 
     static SortedMap<String, String> m(String... kv) {
@@ -607,7 +642,7 @@ class AdmissionPolicyTest {
         assertStopped("not: nvidia.com/cc.mode", BASE, gpuNode(),
                 Step.node(managed(OWNED + ",nvidia.com/cc.mode")), Step.node(label("nvidia.com/cc.mode", "off")));
         // GFD's product label (GFD standalone, not through NFD), rewritten
-        assertStopped("or one nfd-master lists as its own (nfd.node.kubernetes.io/feature-labels), not: nvidia.com/gpu.product",
+        assertStopped("or one nfd-master lists as its own (nfd.node.kubernetes.io/feature-labels), and never one another install lists, not: nvidia.com/gpu.product",
                 BASE, gpuNode(), Step.node(managed(OWNED + ",nvidia.com/gpu.product")),
                 Step.node(label("nvidia.com/gpu.product", "Fake")));
         // another team's label in NFD's own namespace, removed
@@ -640,23 +675,60 @@ class AdmissionPolicyTest {
     }
 
     /**
-     * The agent's label validity and the policy agree on every key: the agent never sends a write the policy denies
-     * for its key, and writes every key the policy allows.
+     * The agent's judges (its label validity, then its install's write scope, read from the same ClusterRoleBinding
+     * the policy reads) and the policy agree on every key: the agent never sends a write the policy denies for its
+     * key, and writes every key the policy allows. With the shipped scope and with one that adds a domain, nvidia.com
+     * keys, a denied pattern, a reserved domain and control keys (which neither takes).
      */
     @Test
     void theAgentAndThePolicyAgreeOnWhatMayBeWritten() {
-        io.nodelabeller.label.LabelValidity agent = io.nodelabeller.catalog.Catalog.labelValidity(
+        io.nodelabeller.label.LabelValidity validity = io.nodelabeller.catalog.Catalog.labelValidity(
                 io.nodelabeller.config.Config.DEFAULT.core());
-        for (String key : List.of("nvidia.com/gpu.product", "nvidia.com/mig-1g.10gb.count", "nvidia.com/mig-3g.40gb.engines.copy",
-                "nvidia.com/gpu.deploy.driver", "nvidia.com/mig.config.state", "nvidia.com/device-plugin.config",
-                "nvidia.com/gpu.workload.config", "nvidia.com/gpu-driver-upgrade-state", "nvidia.com/cc.mode",
-                "nvidia.com/vgpu.config", "network.nvidia.com/operator.mofed.wait", "nvidia.com/gpu.product.x",
-                "feature.node.kubernetes.io/cpu-model.id", "sub.feature.node.kubernetes.io/x", "feature.node.kubernetes.io/Upgrade")) {
-            boolean policyAllows = agentUpdates(label(key, "x").andThen(managed(OWNED + "," + key))).denials().isEmpty();
-            assertEquals(policyAllows, agent.problem(key, "x") == null, key);
+        List<io.nodelabeller.label.LabelDoc> docs = io.nodelabeller.catalog.Catalog.gpuLabels();
+        java.util.function.Predicate<String> gpuLabel = k -> docs.stream().anyMatch(d -> d.matches(k));
+        List<String> keys = List.of("nvidia.com/gpu.product", "nvidia.com/mig-1g.10gb.count", "nvidia.com/mig-3g.40gb.engines.copy",
+                "nvidia.com/gpu.model.NVIDIA-A100-SXM4-80GB.count", "nvidia.com/gds.capable", "nvidia.com/peermem.capable",
+                "nvidia.com/gdrcopy.capable", "nvidia.com/fabric.capable", "nvidia.com/gpu.deploy.driver", "nvidia.com/mig.config.state",
+                "nvidia.com/device-plugin.config", "nvidia.com/gpu.workload.config", "nvidia.com/gpu-driver-upgrade-state",
+                "nvidia.com/cc.mode", "nvidia.com/cc.mode.state", "nvidia.com/vgpu.config", "network.nvidia.com/operator.mofed.wait",
+                "nvidia.com/gpu.product.x", "feature.node.kubernetes.io/cpu-model.id", "sub.feature.node.kubernetes.io/x",
+                "profile.node.kubernetes.io/gpu-workstation", "feature.node.kubernetes.io/Upgrade", "example.com/rack",
+                "team.example.com/rack", "example.org/x", "vendor.example.com/accelerator", "sgx.intel.com/epc",
+                "node-labeller.io/x", "kubernetes.io/hostname", "node-role.kubernetes.io/gpu", "feature.node.kubernetes.io/secret-x",
+                "evilnvidia.com/x", "nvidia.com.evil.io/x");
+        Map<String, String> wider = new java.util.HashMap<>(base().crb().getMetadata().getAnnotations());
+        wider.put(io.nodelabeller.label.WriteScope.LABEL_DOMAINS, "example.com, *.intel.com,nvidia.com,k8s.io");
+        wider.put(io.nodelabeller.label.WriteScope.NVIDIA_KEYS, "nvidia.com/fabric.capable,nvidia.com/gpu.deploy.driver,"
+                + "nvidia.com/cc.mode,network.nvidia.com/x");
+        wider.put(io.nodelabeller.label.WriteScope.DENIED_KEYS, "secret\n^team\\.");
+        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider)) {
+            Installed policy = BASE.withScope(annotations);
+            io.nodelabeller.label.WriteScope scope = io.nodelabeller.label.WriteScope.of(annotations, "ClusterRoleBinding node-labeller");
+            for (String key : keys) {
+                boolean policyAllows = admit(policy, AdmissionRequests.nodeUpdate("n1", null, AGENT),
+                        node(label(key, "x").andThen(managed(OWNED + "," + key))), node(n -> { })).denials().isEmpty();
+                boolean agentWrites = validity.problem(key, "x") == null
+                        && scope.problem(io.nodelabeller.label.LabelSet.Kind.LABEL, key, gpuLabel) == null;
+                assertEquals(policyAllows, agentWrites, key + " with " + annotations);
+                for (io.nodelabeller.label.LabelSet.Kind kind : List.of(io.nodelabeller.label.LabelSet.Kind.ANNOTATION,
+                        io.nodelabeller.label.LabelSet.Kind.EXTENDED_RESOURCE)) {
+                    String list = kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? NodePatch.MANAGED_ANNOTATIONS
+                            : NodePatch.MANAGED_EXTENDED_RESOURCES;
+                    Consumer<Map<String, Object>> write = kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION
+                            ? annotation(key, "x").andThen(annotation(list, key))
+                            : annotation(list, key).andThen(n -> map(map(n, "status"), "capacity").put(key, "1"))
+                                    .andThen(n -> map(map(n, "status"), "allocatable").put(key, "1"));
+                    Installed outputs = WITH_TAINTS_AND_RESOURCES.withScope(withOutputs(annotations));
+                    boolean allows = admit(outputs, AdmissionRequests.nodeUpdate("n1",
+                            kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? null : "status", AGENT),
+                            node(write), node(n -> { })).denials().isEmpty();
+                    boolean writes = validity.problem(kind, key, kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? "x" : "1") == null
+                            && io.nodelabeller.label.WriteScope.of(withOutputs(annotations), "x").problem(kind, key, gpuLabel) == null;
+                    assertEquals(allows, writes, kind + " " + key + " with " + annotations);
+                }
+            }
         }
         // every GPU label the agent documents is on the policy's list, and the list holds nothing else
-        List<io.nodelabeller.label.LabelDoc> docs = io.nodelabeller.catalog.Catalog.gpuLabels();
         for (io.nodelabeller.label.LabelDoc doc : docs) {
             String key = doc.exampleKey();
             assertTrue(agentUpdates(label(key, "x").andThen(managed(OWNED + "," + key))).denials().isEmpty(), key);
@@ -672,6 +744,14 @@ class AdmissionPolicyTest {
         }
     }
 
+    /** {@code annotations} with taints and extended resources switched on. */
+    private static Map<String, String> withOutputs(Map<String, String> annotations) {
+        Map<String, String> out = new java.util.HashMap<>(annotations);
+        out.put(io.nodelabeller.label.WriteScope.TAINTS, "true");
+        out.put(io.nodelabeller.label.WriteScope.EXTENDED_RESOURCES, "true");
+        return out;
+    }
+
     @Test
     void labelsOutsideTheAllowedDomainsAreDenied() {
         for (var change : List.of(label("node-role.kubernetes.io/gpu", ""), label("kubernetes.io/hostname", "evil"),
@@ -682,7 +762,8 @@ class AdmissionPolicyTest {
             assertEquals(List.of(), d.errors());
         }
         assertDenied(agentUpdates(label("example.com/rack", "r1").andThen(managed(OWNED + ",example.com/rack"))),
-                "may write or list only labels it produces (feature.node.kubernetes.io, its GPU labels under nvidia.com), not: example.com/rack");
+                "may write or list only labels in its write scope (feature.node.kubernetes.io, profile.node.kubernetes.io, its GPU"
+                        + " labels and node-labeller.io/nvidia-keys under nvidia.com; ClusterRoleBinding node-labeller), not: example.com/rack");
     }
 
     // ---- attacks: taints and extended resources the same way ----
@@ -696,7 +777,7 @@ class AdmissionPolicyTest {
         // in an allowed domain, set by an admin: existing and not nfd-master's
         Map<String, Object> admins = node(n -> map(n, "spec").put("taints", List.of(
                 Map.of("key", "feature.node.kubernetes.io/maintenance", "effect", "NoSchedule"))));
-        assertStopped("or one nfd-master lists as its own (nfd.node.kubernetes.io/taints), not: feature.node.kubernetes.io/maintenance:NoSchedule",
+        assertStopped("or one nfd-master lists as its own (nfd.node.kubernetes.io/taints), and never one another install lists, not: feature.node.kubernetes.io/maintenance:NoSchedule",
                 WITH_TAINTS_AND_RESOURCES, admins, Step.node(annotation(list, "feature.node.kubernetes.io/maintenance:NoSchedule")),
                 Step.node(n -> map(n, "spec").remove("taints")));
         // its own, created in the patch that lists it: allowed, then changed and removed
@@ -728,7 +809,7 @@ class AdmissionPolicyTest {
             map(map(n, "status"), "capacity").put("feature.node.kubernetes.io/fpga", "2");
             map(map(n, "status"), "allocatable").put("feature.node.kubernetes.io/fpga", "2");
         });
-        assertStopped("(nfd.node.kubernetes.io/extended-resources), not: feature.node.kubernetes.io/fpga", WITH_TAINTS_AND_RESOURCES, plugin,
+        assertStopped("(nfd.node.kubernetes.io/extended-resources), and never one another install lists, not: feature.node.kubernetes.io/fpga", WITH_TAINTS_AND_RESOURCES, plugin,
                 Step.status(annotation(list, "feature.node.kubernetes.io/fpga")));
         // claiming one before it exists: listed only in the patch that creates it
         assertStopped("only in the patch that creates it", WITH_TAINTS_AND_RESOURCES, node(n -> { }),

@@ -72,12 +72,12 @@ class HelmChartTest {
     void extraLabelNamespacesOfTheConfigAreAllowedByThePolicy(@TempDir Path tmp) throws Exception {
         List<HasMetadata> helm = templateWith(tmp, "config: {core: {extraLabelNs: [example.com, \"*.corp.example\", nvidia.com,"
                 + " network.nvidia.com, node-role.kubernetes.io, feature.node.kubernetes.io]}}\n");
-        assertEquals("['example.com', 'corp.example']", variable(helm, "labelDomains"));
+        assertEquals("example.com,corp.example", scope(helm).get(io.nodelabeller.label.WriteScope.LABEL_DOMAINS));
     }
 
-    private static String variable(List<HasMetadata> objects, String name) {
-        return ofKind(objects, ValidatingAdmissionPolicy.class).get(0).getSpec().getVariables().stream()
-                .filter(v -> v.getName().equals(name)).findFirst().orElseThrow().getExpression();
+    /** The write scope: the annotations of the release's ClusterRoleBinding. */
+    private static Map<String, String> scope(List<HasMetadata> objects) {
+        return ofKind(objects, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0).getMetadata().getAnnotations();
     }
 
     /**
@@ -100,9 +100,10 @@ class HelmChartTest {
         var agentA = AdmissionRequests.User.serviceAccount("labellers", "node", "n1");
         var agentB = AdmissionRequests.User.serviceAccount("labellers", "b-node-labeller", "n1");
         Map<String, Object> before = AdmissionPolicyTest.node(n -> { });
+        io.nodelabeller.publish.Bookkeeping bBooks = io.nodelabeller.publish.Bookkeeping.of("b-node-labeller");
         Map<String, Object> bWrites = AdmissionPolicyTest.node(AdmissionPolicyTest.label("example.com/rack", "r1")
-                .andThen(AdmissionPolicyTest.managed(AdmissionPolicyTest.OWNED + ",example.com/rack"))
-                .andThen(AdmissionPolicyTest.annotation(io.nodelabeller.publish.NodePatch.MANAGED_TAINTS, "example.com/dedicated:NoSchedule"))
+                .andThen(AdmissionPolicyTest.annotation(bBooks.labels(), "example.com/rack"))
+                .andThen(AdmissionPolicyTest.annotation(bBooks.taints(), "example.com/dedicated:NoSchedule"))
                 .andThen(n -> AdmissionPolicyTest.map(n, "spec").put("taints", List.of(Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"),
                         Map.of("key", "example.com/dedicated", "effect", "NoSchedule")))));
         assertFalse(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before).applies());
@@ -218,7 +219,8 @@ class HelmChartTest {
     @Test
     void aTypoInTheValuesIsRefused() {
         for (Map<String, Object> typo : List.<Map<String, Object>>of(Map.of("gpu.enable", true), Map.of("imagee.tag", "1"),
-                Map.of("admissionPolicy.labelDomain[0]", "example.com"), Map.of("image.pullPolicy", "Sometimes"))) {
+                Map.of("admissionPolicy.labelDomains[0]", "example.com"), Map.of("writeScope.labelDomain[0]", "example.com"),
+                Map.of("writeScope.nvidiaKeys[0]", "nvidia.com"), Map.of("image.pullPolicy", "Sometimes"))) {
             var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> template(typo));
             assertTrue(e.getMessage().contains("values don't meet the specifications of the schema"), typo + ": " + e.getMessage());
         }
@@ -353,14 +355,18 @@ class HelmChartTest {
     void valuesReachTheObjects(@TempDir Path tmp) throws Exception {
         List<HasMetadata> helm = templateWith(tmp, """
                 image: {tag: 9.9.9}
-                admissionPolicy: {labelDomains: [feature.node.kubernetes.io, nvidia.com, example.com]}
+                writeScope: {labelDomains: [feature.node.kubernetes.io, nvidia.com, example.com], deniedKeys: ["^a", "b$"],
+                  nvidiaKeys: [nvidia.com/gds.capable]}
                 resources: {limits: {memory: 300Mi}}
                 config: {core: {sleepInterval: 30s}}
                 """);
         var container = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertTrue(container.getImage().endsWith(":9.9.9"), container.getImage());
         assertEquals("300Mi", container.getResources().getLimits().get("memory").toString());
-        assertEquals("['example.com']", variable(helm, "labelDomains"));
+        assertEquals(Map.of(io.nodelabeller.label.WriteScope.LABEL_DOMAINS, "example.com",
+                io.nodelabeller.label.WriteScope.DENIED_KEYS, "^a\nb$", io.nodelabeller.label.WriteScope.NVIDIA_KEYS,
+                "nvidia.com/gds.capable", io.nodelabeller.label.WriteScope.TAINTS, "false",
+                io.nodelabeller.label.WriteScope.EXTENDED_RESOURCES, "false"), scope(helm));
         JsonNode config = yaml(one(helm, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
         assertEquals("30s", config.path("core").path("sleepInterval").asText());
         assertTrue(ofKind(template(Map.of("admissionPolicy.enabled", false)), ValidatingAdmissionPolicy.class).isEmpty());
@@ -386,6 +392,7 @@ class HelmChartTest {
         kc.getData().forEach((file, text) -> assertEquals(yaml(text), yaml(hc.getData().get(file)), file));
         assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList(),
                 ofKind(helm, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList());
+        assertEquals(scope(kustomize), scope(helm), "the write scope");
     }
 
     /** kind/name of every object; Helm leaves the Namespace to `--create-namespace`. */

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 
 /**
  * The part of kustomize our manifests use, in plain Java (no kustomize binary here): {@code resources} (files and
- * directories), {@code patches} (inline JSON 6902, target by kind, anchored name regex matched against the
+ * directories), {@code patches} (JSON 6902, inline or in a file, target by kind, anchored name regex matched against the
  * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix} (with the
  * {@code nameReference}s of {@code configurations}: a field naming a renamed object follows it, in this
  * kustomization and those that build on it), {@code namespace} (with kustomize's side effects: the Namespace object
@@ -140,15 +140,35 @@ final class Kustomize {
                 if (!r.kind().equals(ref.referrer())) {
                     continue;
                 }
-                JsonNode parent = r.object();
-                for (String step : ref.path().subList(0, ref.path().size() - 1)) {
-                    parent = parent.path(step);
-                }
-                String field = ref.path().get(ref.path().size() - 1);
-                if (parent instanceof ObjectNode o && renamed.contains(o.path(field).asText())) {
-                    o.put(field, o.path(field).asText() + suffix);
+                rename(r.object(), ref.path(), renamed, suffix);
+            }
+        }
+    }
+
+    /**
+     * Renames the names in {@code renamed} found at {@code path} under {@code node}: as kustomize walks a field spec,
+     * a list on the way is walked element by element, and a list of names at its end name by name.
+     */
+    private static void rename(JsonNode node, List<String> path, Set<String> renamed, String suffix) {
+        if (node.isArray()) {
+            node.forEach(element -> rename(element, path, renamed, suffix));
+            return;
+        }
+        if (!(node instanceof ObjectNode o) || path.isEmpty()) {
+            return;
+        }
+        String field = path.get(0);
+        if (path.size() > 1) {
+            rename(o.path(field), path.subList(1, path.size()), renamed, suffix);
+        } else if (o.path(field).isArray()) {
+            com.fasterxml.jackson.databind.node.ArrayNode names = (com.fasterxml.jackson.databind.node.ArrayNode) o.path(field);
+            for (int i = 0; i < names.size(); i++) {
+                if (renamed.contains(names.get(i).asText())) {
+                    names.set(i, names.get(i).asText() + suffix);
                 }
             }
+        } else if (renamed.contains(o.path(field).asText())) {
+            o.put(field, o.path(field).asText() + suffix);
         }
     }
 
@@ -159,7 +179,8 @@ final class Kustomize {
         String selector = target.path("labelSelector").asText("");
         JsonNode ops;
         try {
-            ops = YAML.readTree(patch.path("patch").asText());
+            ops = patch.has("path") ? YAML.readTree(dir.resolve(patch.path("path").asText()).toFile())
+                    : YAML.readTree(patch.path("patch").asText());
         } catch (IOException e) {
             throw new UncheckedIOException(dir + ": bad patch", e);
         }

@@ -1,6 +1,7 @@
 package io.nodelabeller.deploy;
 
 import io.nodelabeller.catalog.Catalog;
+import io.nodelabeller.label.WriteScope;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -55,7 +56,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ManifestsTest {
 
     private static final Set<String> PLAIN_YAML = Set.of("Chart.yaml", "values.yaml", "config.yaml", "device-plugin-config.yaml",
-            "kustomizeconfig.yaml");
+            "kustomizeconfig.yaml", "node-rules.yaml");
 
     static Stream<String> variants() {
         return Manifests.VARIANTS.stream();
@@ -143,19 +144,14 @@ class ManifestsTest {
         List<HasMetadata> objects = Manifests.render(variant);
         List<ClusterRole> roles = ofKind(objects, ClusterRole.class);
         assertEquals(1, roles.size(), variant);
-        List<String> rules = roles.get(0).getRules().stream().map(r -> {
-            assertTrue(r.getResourceNames() == null || r.getResourceNames().isEmpty());
-            assertEquals(Set.copyOf(r.getVerbs()).size(), r.getVerbs().size());
-            return r.getApiGroups() + " " + r.getResources() + " " + new java.util.TreeSet<>(r.getVerbs());
-        }).toList();
-        List<String> expected = new java.util.ArrayList<>(List.of("[] [nodes] [get, list, patch, watch]",
-                "[nfd.k8s-sigs.io] [nodefeaturerules] [get, list, watch]"));
-        if (variant.equals("overlays/taints-and-extended-resources")) {
-            expected.add("[] [nodes/status] [patch]"); // extended resources live in status.capacity
-        }
-        assertEquals(expected, rules, variant);
-
         ClusterRoleBinding binding = ofKind(objects, ClusterRoleBinding.class).get(0);
+        List<String> expected = new java.util.ArrayList<>(List.of(identityRule(binding), "[] [nodes] [get, list, patch, watch] []",
+                "[nfd.k8s-sigs.io] [nodefeaturerules] [get, list, watch] []"));
+        if (variant.equals("overlays/taints-and-extended-resources")) {
+            expected.add("[] [nodes/status] [patch] []"); // extended resources live in status.capacity
+        }
+        assertEquals(expected, rules(roles.get(0)), variant);
+
         assertEquals(roles.get(0).getMetadata().getName(), binding.getRoleRef().getName());
         ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
         assertEquals(sa.getMetadata().getName(), binding.getSubjects().get(0).getName());
@@ -164,6 +160,20 @@ class ManifestsTest {
             assertEquals(sa.getMetadata().getName(), podSpec(w).getServiceAccountName(), w.getMetadata().getName());
             assertEquals(sa.getMetadata().getNamespace(), w.getMetadata().getNamespace());
         }
+    }
+
+    /** A role's rules as "apiGroups resources verbs resourceNames", each verb once. */
+    static List<String> rules(ClusterRole role) {
+        return role.getRules().stream().map(r -> {
+            assertEquals(Set.copyOf(r.getVerbs()).size(), r.getVerbs().size());
+            return r.getApiGroups() + " " + r.getResources() + " " + new java.util.TreeSet<>(r.getVerbs()) + " "
+                    + (r.getResourceNames() == null ? List.of() : r.getResourceNames());
+        }).toList();
+    }
+
+    /** The agent's one permission in every variant: reading its own install's ClusterRoleBinding, by name. */
+    static String identityRule(ClusterRoleBinding binding) {
+        return "[rbac.authorization.k8s.io] [clusterrolebindings] [get] [" + binding.getMetadata().getName() + "]";
     }
 
     @ParameterizedTest
@@ -332,7 +342,7 @@ class ManifestsTest {
 
     @ParameterizedTest
     @MethodSource("nodeWritingVariants")
-    void admissionPolicyBindsTheAgentsServiceAccountToItsOwnNode(String variant) {
+    void admissionPolicyBindsTheAgentsServiceAccountToItsOwnNode(String variant) throws Exception {
         List<HasMetadata> objects = Manifests.render(variant);
         ValidatingAdmissionPolicy policy = ofKind(objects, ValidatingAdmissionPolicy.class).get(0);
         ValidatingAdmissionPolicyBinding binding = ofKind(objects, ValidatingAdmissionPolicyBinding.class).get(0);
@@ -346,12 +356,16 @@ class ManifestsTest {
                 crb.getSubjects().stream().map(x -> x.getNamespace() + "/" + x.getName()).toList());
         String all = Manifests.K8S.asJson(policy.getSpec());
         assertTrue(all.contains("request.userInfo.extra['authentication.kubernetes.io/node-name']"));
-        assertTrue(all.contains("'node-labeller.io/managed-labels'"));
+        assertTrue(all.contains("'managed-labels'"));
+        // the write scope's switches, on the install's binding (which the agent reads too), agree with the config's
         boolean outputs = variant.equals("overlays/taints-and-extended-resources");
-        List<String> toggles = policy.getSpec().getVariables().stream()
-                .filter(v -> v.getName().equals("taintsAllowed") || v.getName().equals("extendedResourcesAllowed"))
-                .map(v -> v.getName() + "=" + v.getExpression()).toList();
-        assertEquals(List.of("taintsAllowed=" + outputs, "extendedResourcesAllowed=" + outputs), toggles, variant);
+        assertEquals(Map.of(WriteScope.TAINTS, String.valueOf(outputs), WriteScope.EXTENDED_RESOURCES, String.valueOf(outputs)),
+                Map.of(WriteScope.TAINTS, crb.getMetadata().getAnnotations().get(WriteScope.TAINTS),
+                        WriteScope.EXTENDED_RESOURCES, crb.getMetadata().getAnnotations().get(WriteScope.EXTENDED_RESOURCES)),
+                variant);
+        Config config = Catalog.configLoader().parse(variant, one(objects, ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        assertEquals(outputs, config.publish().taints(), variant);
+        assertEquals(outputs, config.publish().extendedResources(), variant);
         assertEquals(Set.of("nodes", "nodes/status"), Set.copyOf(policy.getSpec().getMatchConstraints().getResourceRules().get(0).getResources()));
     }
 
@@ -406,9 +420,12 @@ class ManifestsTest {
         assertEquals(List.of("nfd.k8s-sigs.io"), rule.getApiGroups());
         assertEquals(List.of("nodefeatures"), rule.getResources());
         assertEquals(List.of("get", "create", "update"), rule.getVerbs(), "what NodeFeaturePublisher sends");
-        // nfd-master writes the labels: no permission on nodes at all, and a policy on NodeFeatures instead
-        assertTrue(ofKind(objects, ClusterRole.class).isEmpty());
-        assertTrue(ofKind(objects, ClusterRoleBinding.class).isEmpty());
+        // nfd-master writes the labels: no permission on nodes at all, and a policy on NodeFeatures instead, whose
+        // parameter is the install's ClusterRoleBinding, which grants nothing but reading itself
+        ClusterRoleBinding identity = ofKind(objects, ClusterRoleBinding.class).get(0);
+        assertEquals(List.of(identityRule(identity)), rules(ofKind(objects, ClusterRole.class).get(0)));
+        assertEquals(identity.getMetadata().getName(), ofKind(objects, ValidatingAdmissionPolicyBinding.class).get(0)
+                .getSpec().getParamRef().getName());
         assertEquals(List.of("nodefeatures"), ofKind(objects, ValidatingAdmissionPolicy.class).stream()
                 .flatMap(p -> p.getSpec().getMatchConstraints().getResourceRules().stream())
                 .flatMap(r -> r.getResources().stream()).toList());

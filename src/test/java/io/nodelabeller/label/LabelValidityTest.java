@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 class LabelValidityTest {
 
-    /** The agent's rules: the default namespaces, and the GPU labels the nvidia labeler documents. */
+    /** The agent's rules: the default namespaces. */
     private final LabelValidity rules = io.nodelabeller.catalog.Catalog.labelValidity(io.nodelabeller.config.Config.DEFAULT.core());
 
     @ParameterizedTest
@@ -81,6 +81,10 @@ class LabelValidityTest {
             "nvidia.com/mig.config.state|success",
             "nvidia.com/device-plugin.config|a100",
             "nvidia.com/gpu.workload.config|vm-passthrough",
+            "nvidia.com/cc.mode|off",
+            "nvidia.com/cc.mode.state|on",
+            "nvidia.com/vgpu.config|A100-4C",
+            "nvidia.com/vgpu.config.state|success",
             "nvidia.com/gpu-driver-upgrade-state|upgrade-required",
             "example.com/Auto-Upgrade|true",
     })
@@ -103,25 +107,20 @@ class LabelValidityTest {
     }
 
     /**
-     * Under nvidia.com and its subdomains only the GPU labels node-labeller writes: other keys there are NVIDIA's
-     * operators' (the GPU Operator's cc.mode and vgpu.config, the Network Operator's operator.* keys), whatever
-     * core.extraLabelNs allows, and no annotation, taint or extended resource (nvidia.com/gpu is the device plugin's).
+     * Under nvidia.com's subdomains nothing (the Network Operator's operator.* keys), whatever core.extraLabelNs allows;
+     * under nvidia.com itself, labels that are no control key: which of them are written is the install's write scope
+     * (WriteScopeTest).
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "nvidia.com/gpu.deploy|x",
-            "nvidia.com/device-plugin.configured|x",
-            "nvidia.com/cc.mode|off",
-            "nvidia.com/vgpu.config|A100-4C",
             "network.nvidia.com/operator.mofed.wait|false",
-            "nvidia.com/gpu.product.extra|x",
+            "sub.nvidia.com/x|y",
             "NVIDIA.com/gpu.product|x",
     })
-    void nothingElseUnderNvidiaCom(String key, String value) {
-        String problem = rules.problem(key, value);
-        assertNotNull(problem, key);
-        assertNotNull(new LabelValidity(List.of("nvidia.com", "*.nvidia.com"), List.of(), io.nodelabeller.catalog.Catalog.gpuLabels())
-                .problem(key, value), key + " with nvidia.com in extraLabelNs");
+    void nothingUnderNvidiaComsSubdomains(String key, String value) {
+        assertNotNull(rules.problem(key, value), key);
+        assertNotNull(new LabelValidity(List.of("nvidia.com", "*.nvidia.com"), List.of()).problem(key, value),
+                key + " with nvidia.com in extraLabelNs");
     }
 
     @Test
@@ -134,6 +133,6 @@ class LabelValidityTest {
         assertNotNull(rules.problem(LabelSet.Kind.ANNOTATION, "nvidia.com/gpu.product", "x"));
         assertNull(rules.problem(LabelSet.Kind.EXTENDED_RESOURCE, "feature.node.kubernetes.io/widgets", "4"));
         assertNull(rules.problem(LabelSet.Kind.TAINT, "feature.node.kubernetes.io/gpu:NoSchedule", ""));
-        assertNotNull(LabelValidity.defaults().problem("nvidia.com/gpu.product", "x"), "without GPU labels, nothing there");
+        assertNull(rules.problem(LabelSet.Kind.LABEL, "nvidia.com/gds.capable", "true"), "a label: the write scope decides");
     }
 }

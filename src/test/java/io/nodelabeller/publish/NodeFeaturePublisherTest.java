@@ -104,7 +104,7 @@ class NodeFeaturePublisherTest {
     @Test
     void featuresInNfdFormatLessNoPublishFeatures() throws Exception {
         NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-3", List.of(),
-                List.of("kernel.config", "usb.*"), OwnerRefs.Pod.NONE, NodePublisher.Settings.defaults(), PublishEvents.NONE);
+                List.of("kernel.config", "usb.*"), OwnerRefs.Pod.NONE, NodePublisher.Settings.defaults(), PublishEvents.NONE, Install.unchecked(Bookkeeping.DEFAULT));
         Map<String, String> labels = Map.of("nvidia.com/gpu.present", "true");
         assertTrue(p.publish(FeaturesFilePublisherTest.labels(labels, "pci"), features()));
         GenericKubernetesResource r = read("nfd", "worker-3");
@@ -128,7 +128,7 @@ class NodeFeaturePublisherTest {
                 .withName("node-labeller").withUid("ds-uid").withController(true).endOwnerReference()
                 .endMetadata().build()).create();
         NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-4", List.of("pod", "ds", "node"),
-                List.of(), new OwnerRefs.Pod("agent-x", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE);
+                List.of(), new OwnerRefs.Pod("agent-x", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE, Install.unchecked(Bookkeeping.DEFAULT));
         assertTrue(p.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
         List<String> refs = read("nfd", "worker-4").getMetadata().getOwnerReferences().stream()
                 .map(o -> o.getApiVersion() + " " + o.getKind() + " " + o.getName() + " " + o.getUid() + " "
@@ -142,12 +142,12 @@ class NodeFeaturePublisherTest {
     void aPodReferenceIsNotSetWithoutTheDaemonSetOne() throws Exception {
         // the pod cannot be read (not there): no ds reference, and so no pod reference either
         NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "", "worker-5", List.of("pod", "ds"),
-                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE);
+                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE, Install.unchecked(Bookkeeping.DEFAULT));
         assertTrue(p.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
         assertTrue(read("nfd", "worker-5").getMetadata().getOwnerReferences().isEmpty());
 
         NodeFeaturePublisher podOnly = new NodeFeaturePublisher(client, "nfd", "", "worker-6", List.of("pod"),
-                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE);
+                List.of(), new OwnerRefs.Pod("agent-y", "pod-uid"), NodePublisher.Settings.defaults(), PublishEvents.NONE, Install.unchecked(Bookkeeping.DEFAULT));
         assertTrue(podOnly.publish(FeaturesFilePublisherTest.labels(Map.of("a/b", "c"), "pci")));
         assertEquals(List.of("Pod"), read("nfd", "worker-6").getMetadata().getOwnerReferences().stream()
                 .map(o -> o.getKind()).toList(), "pod alone when asked for alone");

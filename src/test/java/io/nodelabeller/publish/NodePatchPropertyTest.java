@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Random nodes (labels, ownership annotation, nfd-master's list, other annotations, absent or empty maps) and random
  * desired sets: the patches, applied with RFC 6902 semantics by an independent applier below, yield the desired labels
  * except those another writer holds and nfd-master does not hand over, which stay as they are and unlisted; they
- * never touch a key the agent neither owns nor wants, and a further computation finds nothing to do.
+ * never touch a key the agent neither owns nor wants, never claim one another install lists, list only keys the node
+ * has after each patch, and a further computation finds nothing to do.
  */
 class NodePatchPropertyTest {
 
@@ -32,6 +33,8 @@ class NodePatchPropertyTest {
     static final String[] NAMES = {"a", "b", "gpu.count", "cpu-model.id", "x_y", "z"};
     static final String[] VALUES = {"", "true", "1", "Intel", "NVIDIA-A100"};
     static final String ANNOTATION = NodePatch.MANAGED_ANNOTATION;
+    /** Another install's tracking annotation on the same node. */
+    static final String OTHER_INSTALL = "team-b.node-labeller.io/managed-labels";
 
     @Test
     void patchesReachTheDesiredStateAndTouchOnlyOwnedOrDesiredKeys() {
@@ -70,6 +73,16 @@ class NodePatchPropertyTest {
             }
             annotations.put(NodePatch.NFD_LABELS, String.join(",", new TreeSet<>(nfd)));
         }
+        if (random.nextInt(3) == 0) {
+            // another install's list (its own tracking annotation): some keys on the node, some gone
+            Set<String> theirs = new TreeSet<>();
+            for (int i = random.nextInt(4); i > 0; i--) {
+                theirs.add(labels != null && !labels.isEmpty() && random.nextBoolean()
+                        ? new ArrayList<>(labels.keySet()).get(random.nextInt(labels.size())) : randomKey(random));
+            }
+            theirs.removeAll(ownedKeys); // two installs never list one key (the admission policy sees to it)
+            annotations.put(OTHER_INSTALL, String.join(",", theirs));
+        }
         if (!ownedKeys.isEmpty() || random.nextInt(5) == 0) {
             // sloppy formatting on purpose: spaces, empty entries, any order
             List<String> parts = new ArrayList<>(ownedKeys);
@@ -99,13 +112,16 @@ class NodePatchPropertyTest {
         Map<String, String> labelsIn = labels == null ? Map.of() : labels;
         Set<String> ownedIn = NodePatch.owned(annotationsIn);
         Set<String> handed = NodePatch.handedOver(annotationsIn, NodePatch.NFD_LABELS);
-        // another writer's: on the node, not owned, not handed over by nfd-master; never taken
+        // another writer's: on the node, not owned, not handed over by nfd-master, or another install's; never taken
+        Set<String> theirs = NodePatch.owned(annotationsIn, OTHER_INSTALL);
         Set<String> others = new TreeSet<>(labelsIn.keySet());
-        others.removeIf(k -> ownedIn.contains(k) || handed.contains(k));
+        others.removeIf(k -> ownedIn.contains(k) || (handed.contains(k) && !theirs.contains(k)));
+        others.addAll(theirs);
         List<NodePatch.Op> first = step(metadata, desired, context + " (first patch)");
         List<NodePatch.Op> second = step(metadata, desired, context + " (second patch)");
         boolean takesOver = desired.entrySet().stream().anyMatch(e -> labelsIn.containsKey(e.getKey())
-                && !labelsIn.get(e.getKey()).equals(e.getValue()) && !ownedIn.contains(e.getKey()) && handed.contains(e.getKey()));
+                && !labelsIn.get(e.getKey()).equals(e.getValue()) && !ownedIn.contains(e.getKey()) && handed.contains(e.getKey())
+                && !theirs.contains(e.getKey()));
         assertEquals(takesOver, !second.isEmpty(), context + ": a second patch exactly when a handed-over label is taken over");
         assertEquals(first.isEmpty(), first.isEmpty() && second.isEmpty());
         assertEquals(List.of(), step(metadata, desired, context + " (third)"), context + ": not converged after two patches");
@@ -114,7 +130,7 @@ class NodePatchPropertyTest {
         @SuppressWarnings("unchecked")
         Map<String, String> after = (Map<String, String>) metadata.getOrDefault("labels", Map.of());
         for (String k : before) {
-            if ((!desired.containsKey(k) && !ownedIn.contains(k)) || others.contains(k)) {
+            if ((!desired.containsKey(k) && !ownedIn.contains(k)) || (others.contains(k) && !ownedIn.contains(k))) {
                 assertEquals(labels.get(k), after.get(k), context + ": another writer's " + k + " changed");
             } else if (!desired.containsKey(k)) {
                 assertFalse(after.containsKey(k), context + ": owned " + k + " not removed");
@@ -125,6 +141,8 @@ class NodePatchPropertyTest {
                 assertEquals(v, after.get(k), context + ": desired " + k);
             }
         });
+        assertEquals(annotationsIn == null ? null : annotationsIn.get(OTHER_INSTALL),
+                ((Map<?, ?>) metadata.getOrDefault("annotations", Map.of())).get(OTHER_INSTALL), context + ": another install's list");
         for (String k : after.keySet()) {
             assertTrue(desired.containsKey(k) || before.contains(k), context + ": unexpected " + k);
         }
@@ -183,12 +201,15 @@ class NodePatchPropertyTest {
             }
         }
         Set<String> handed = NodePatch.handedOver(annotationsBefore, NodePatch.NFD_LABELS);
+        Set<String> theirs = NodePatch.owned(annotationsBefore, OTHER_INSTALL);
         for (String k : ownedAfter) {
             if (!ownedBefore.contains(k)) {
                 boolean created = !labelsBefore.containsKey(k) && labelsAfter.containsKey(k);
                 assertTrue(created || (labelsBefore.containsKey(k) && handed.contains(k)),
                         context + ": lists " + k + ", neither created in this patch nor handed over by nfd-master");
+                assertFalse(theirs.contains(k), context + ": lists " + k + ", which another install lists");
             }
+            assertTrue(labelsAfter.containsKey(k), context + ": lists " + k + ", which the node does not have after the patch");
         }
         boolean pinned = ops.stream().anyMatch(op -> op.path().equals("/metadata/resourceVersion"));
         boolean createsMap = ops.stream().anyMatch(op -> op.path().equals("/metadata/labels") || op.path().equals("/metadata/annotations"));

@@ -334,7 +334,7 @@ class NodePublisherFaultTest {
         NodePublisher.Settings settings = NodePublisher.Settings.defaults().withRequestTimeout(REQUEST_TIMEOUT)
                 .withTiming(timing, new Random(7));
         NodeFeaturePublisher nf = new NodeFeaturePublisher(client, "nfd", "", NODE, List.of(), List.of(),
-                OwnerRefs.Pod.NONE, settings, events);
+                OwnerRefs.Pod.NONE, settings, events, Install.unchecked(Bookkeeping.DEFAULT));
         io.nodelabeller.label.LabelSet labels = new io.nodelabeller.label.LabelSet(new java.util.TreeMap<>(java.util.Map.of(
                 "nvidia.com/gpu.present", io.nodelabeller.label.Label.of("nvidia.com/gpu.present", "true", "nvidia", "t"))),
                 List.of());

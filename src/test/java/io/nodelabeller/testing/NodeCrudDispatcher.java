@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * in the status patch that writes it, so the difference matters. The agent sends no spec in a status patch, so such a
  * patch is applied to the node as a whole. {@link Mixed}: the same for the mixed (expectations + CRUD) dispatcher.
  */
-public final class NodeCrudDispatcher extends KubernetesCrudDispatcher {
+public class NodeCrudDispatcher extends KubernetesCrudDispatcher {
 
     private static final Pattern NODE_STATUS = Pattern.compile("^(/api/v1/nodes/[^/?]+)/status(\\?.*)?$");
 

@@ -1,0 +1,216 @@
+package io.nodelabeller.publish;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelSet;
+import io.nodelabeller.label.WriteScope;
+import io.nodelabeller.log.ProblemLog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The install an agent belongs to: its name ({@code --instance}), the tracking annotations that name keys
+ * ({@link Bookkeeping}) and what it may write ({@link WriteScope}). A named install is its ClusterRoleBinding: the
+ * admission policies take that object as their parameter and read the write scope from its annotations, and so does
+ * the agent, so the two agree by construction. An agent that cannot read it does not publish (its policy could not
+ * be the one it expects).
+ *
+ * <p>Outputs outside the scope are dropped before anything is sent, with one warning naming them and the setting
+ * when the set of dropped keys changes (not every cycle), and one line when none is dropped any more.
+ */
+public final class Install {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Install.class);
+    private static final String PATH = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/";
+
+    private final Bookkeeping bookkeeping;
+    private final Predicate<String> gpuLabel;
+    private final ApiClient api;
+    private final Retrying retrying;
+    private final ProblemLog reads;
+    private final ProblemLog dropped;
+    private volatile WriteScope scope;
+
+    private Install(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel, ApiClient api, Retrying retrying) {
+        this.bookkeeping = bookkeeping;
+        this.scope = scope;
+        this.gpuLabel = gpuLabel;
+        this.api = api;
+        this.retrying = retrying;
+        this.reads = new ProblemLog(LOG, "install " + bookkeeping.instance());
+        this.dropped = new ProblemLog(LOG, null);
+    }
+
+    /** A fixed scope (tests). */
+    public static Install of(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel) {
+        return new Install(bookkeeping, scope, gpuLabel, null, null);
+    }
+
+    /**
+     * Install {@code bookkeeping}'s outputs with no scope to check: an agent that names no install ({@code --instance}
+     * unset: no ClusterRoleBinding to read, no policy of ours applies to it, it writes what its configuration
+     * produces), what only removes ({@code prune}), and tests of the publishers' own behaviour.
+     */
+    public static Install unchecked(Bookkeeping bookkeeping) {
+        return new Install(bookkeeping, null, k -> true, null, null);
+    }
+
+    /**
+     * Install {@code name}; its scope is read from its ClusterRoleBinding when first needed ({@link #scope()}), so that
+     * an API server that does not answer at start delays publishing like any other API error, and never the start.
+     *
+     * @throws IllegalArgumentException when {@code name} cannot name an install
+     */
+    public static Install named(KubernetesClient client, String name, Predicate<String> gpuLabel,
+                                NodePublisher.Settings settings) {
+        return new Install(Bookkeeping.of(name), null, gpuLabel,
+                new ApiClient(client, settings.requestTimeout(), settings.timing()), new Retrying(settings));
+    }
+
+    private WriteScope fetch() throws PublishException {
+        String subject = "ClusterRoleBinding " + bookkeeping.instance();
+        Retrying.Run run = retrying.start(subject, reads, f -> { }, status -> switch (status) {
+            case 404 -> " (the install's ClusterRoleBinding, named by --instance / NODE_LABELLER_INSTANCE, is missing:"
+                    + " its admission policies would not apply)";
+            case 403 -> " (RBAC: the install's ClusterRole grants get on its own ClusterRoleBinding)";
+            default -> "";
+        });
+        GenericKubernetesResource crb = run.call(() -> api.get(PATH + bookkeeping.instance(), GenericKubernetesResource.class));
+        Map<String, String> annotations = crb.getMetadata().getAnnotations();
+        WriteScope read;
+        try {
+            read = WriteScope.of(annotations, subject);
+        } catch (IllegalArgumentException e) {
+            reads.failed("scope", e.getMessage());
+            throw new PublishException(e.getMessage(), 0, e);
+        }
+        WriteScope.ignored(annotations).forEach(i -> LOG.warn("{}: ignored: {}", subject, i));
+        LOG.info("{}: write scope: domains {}, nvidia.com keys {}, taints {}, extended resources {}{}", subject,
+                read.labelDomains(), read.nvidiaKeys(), read.taints(), read.extendedResources(),
+                read.deniedKeys().isEmpty() ? "" : ", denied keys " + read.deniedKeys());
+        reads.ok();
+        return read;
+    }
+
+    /**
+     * Reads the scope again (after the API server refused a write: someone may have changed the ClusterRoleBinding);
+     * a failure keeps the scope known so far.
+     */
+    public void reread() {
+        if (api == null) {
+            return;
+        }
+        try {
+            WriteScope read = fetch();
+            scope = read;
+        } catch (PublishException | RuntimeException e) {
+            LOG.debug("reading the write scope again: {}", e.getMessage());
+        }
+    }
+
+    /** Nothing to check: {@link #unchecked}. */
+    private boolean unchecked() {
+        return scope == null && api == null;
+    }
+
+    public Bookkeeping bookkeeping() {
+        return bookkeeping;
+    }
+
+    /**
+     * The write scope, read from the ClusterRoleBinding the first time (and after {@link #reread}).
+     *
+     * @throws PublishException when it cannot be read: nothing may be written then
+     */
+    public WriteScope scope() throws PublishException {
+        WriteScope s = scope;
+        if (s == null) {
+            synchronized (this) {
+                if (scope == null) {
+                    scope = fetch();
+                }
+                s = scope;
+            }
+        }
+        return s;
+    }
+
+    /** Why {@code key} of {@code kind} may not be written, or null. */
+    public String problem(LabelSet.Kind kind, String key) throws PublishException {
+        return unchecked() ? null : scope().problem(kind, key, gpuLabel);
+    }
+
+    /**
+     * {@code set} without what the scope does not allow, each dropped output logged once (when the set of dropped
+     * keys changes). A kind that was not produced stays not produced.
+     */
+    public LabelSet filter(LabelSet set) throws PublishException {
+        Map<String, String> dropped = new TreeMap<>();
+        LabelSet kept = filter(set, dropped);
+        report(dropped);
+        return kept;
+    }
+
+    /** As {@link #filter(LabelSet)}, adding what is dropped (output → reason) to {@code droppedSoFar}, not logging it. */
+    public LabelSet filter(LabelSet set, Map<String, String> droppedSoFar) throws PublishException {
+        if (unchecked()) {
+            return set;
+        }
+        LabelSet kept = set;
+        for (LabelSet.Kind kind : LabelSet.Kind.values()) {
+            if (!set.produces(kind)) {
+                continue;
+            }
+            SortedMap<String, Label> allowed = new TreeMap<>();
+            for (Map.Entry<String, Label> e : set.of(kind).entrySet()) {
+                String problem = problem(kind, e.getKey());
+                if (problem == null) {
+                    allowed.put(e.getKey(), e.getValue());
+                } else {
+                    droppedSoFar.put(kind + " " + e.getKey(), problem);
+                }
+            }
+            if (allowed.size() != set.of(kind).size()) {
+                kept = kept.with(kind, allowed);
+            }
+        }
+        return kept;
+    }
+
+    /** Keys of {@code values} that may be written as {@code kind}; the others reported with {@link #filter}'s. */
+    public Map<String, String> allowed(LabelSet.Kind kind, Map<String, String> values, Map<String, String> droppedSoFar)
+            throws PublishException {
+        if (unchecked()) {
+            return new TreeMap<>(values);
+        }
+        WriteScope s = scope();
+        Map<String, String> out = new TreeMap<>();
+        values.forEach((k, v) -> {
+            String problem = s.problem(kind, k, gpuLabel);
+            if (problem == null) {
+                out.put(k, v);
+            } else {
+                droppedSoFar.put(kind + " " + k, problem);
+            }
+        });
+        return out;
+    }
+
+    /** Logs the outputs dropped now (output → reason): one warning when the set changes, one line when it empties. */
+    public void report(Map<String, String> droppedNow) {
+        if (droppedNow.isEmpty()) {
+            dropped.ok("every output is within the write scope again");
+            return;
+        }
+        StringBuilder line = new StringBuilder("not written, outside what this install may write: ");
+        droppedNow.forEach((output, why) -> line.append(output).append(" (").append(why).append("); "));
+        line.setLength(line.length() - 2);
+        dropped.report(Map.of(String.join(",", droppedNow.keySet()), line.toString()));
+    }
+}
