@@ -82,6 +82,8 @@ public class CdsTraining {
     private static final int CYCLES_AFTER_PATCH = 4;
     /** NFD's NodeFeatureRule objects, which run reads with one LIST and one watch. */
     private static final String RULES = "/apis/nfd.k8s-sigs.io/v1alpha1/nodefeaturerules";
+    /** The agent's install, as the DaemonSet names it (NODE_LABELLER_INSTANCE): its ClusterRoleBinding. */
+    private static final String INSTALL = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/node-labeller";
 
     private final AtomicInteger resourceVersion = new AtomicInteger(100);
     private final AtomicInteger patches = new AtomicInteger();
@@ -138,7 +140,8 @@ public class CdsTraining {
             String master = "https://127.0.0.1:" + api.getLocalPort();
             List<String> env = List.of("KUBERNETES_MASTER=" + master, "KUBERNETES_AUTH_TOKEN=" + TOKEN,
                     "KUBERNETES_CERTS_CA_FILE=" + work.resolve("ca.crt"), "HOME=" + work);
-            List<String> run = new ArrayList<>(List.of("run", "--node-name", NODE, "--config", config.toString()));
+            List<String> run = new ArrayList<>(List.of("run", "--node-name", NODE, "--instance", "node-labeller",
+                    "--config", config.toString()));
             run.addAll(gpuHost);
             Process daemon = agent(java, options, jar, runList, work, env, run.toArray(String[]::new));
             if (!patched.await(FIRST_PATCH.toSeconds(), TimeUnit.SECONDS)) {
@@ -332,6 +335,15 @@ public class CdsTraining {
             }
             patched.countDown();
             return new Reply(200, json);
+        } else if (r.path().equals(INSTALL) && r.method().equals("GET")) {
+            // the install's ClusterRoleBinding, whose annotations are what the agent may write (manifests/base/common)
+            return new Reply(200, "{\"kind\":\"ClusterRoleBinding\",\"apiVersion\":\"rbac.authorization.k8s.io/v1\","
+                    + "\"metadata\":{\"name\":\"node-labeller\",\"resourceVersion\":\"1\",\"annotations\":{"
+                    + "\"node-labeller.io/label-domains\":\"\",\"node-labeller.io/nvidia-keys\":\"nvidia.com/gds.capable\","
+                    + "\"node-labeller.io/denied-keys\":\"\",\"node-labeller.io/taints\":\"false\","
+                    + "\"node-labeller.io/extended-resources\":\"false\"}},\"roleRef\":{\"apiGroup\":"
+                    + "\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"node-labeller\"},\"subjects\":[{"
+                    + "\"kind\":\"ServiceAccount\",\"name\":\"node-labeller\",\"namespace\":\"node-labeller\"}]}");
         } else if (r.path().equals(RULES) && r.method().equals("GET")) {
             // the NodeFeatureRule objects' informer: a cluster with NFD's CRD and no objects
             return new Reply(200, "{\"kind\":\"NodeFeatureRuleList\",\"apiVersion\":\"nfd.k8s-sigs.io/v1alpha1\","

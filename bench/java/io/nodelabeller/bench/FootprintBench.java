@@ -288,14 +288,25 @@ class FootprintBench {
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("bench-node").endMetadata().build())
                     .create();
+            // the install the DaemonSet names (NODE_LABELLER_INSTANCE), its ClusterRoleBinding as the manifests ship it;
+            // -Dbench.instance= (empty) measures an agent that names none (no write scope read)
+            String instance = System.getProperty("bench.instance", "node-labeller");
+            try (var rbac = Files.newInputStream(Path.of("manifests/base/common/rbac.yaml"))) {
+                client.load(rbac).items().stream().filter(o -> o.getKind().equals("ClusterRoleBinding"))
+                        .forEach(o -> client.resource(o).create());
+            }
             Path config = tmp.resolve("bench.yaml");
             Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
             Path log = tmp.resolve("run.log");
             // configured as in a pod (no kubeconfig to parse): fabric8 reads the API server from the environment,
             // as it reads KUBERNETES_SERVICE_HOST and the service account in-cluster
-            ProcessBuilder pb = new ProcessBuilder(java("run", "--config", config.toString(),
+            List<String> args = new ArrayList<>(List.of("run", "--config", config.toString(),
                     "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", gpuServerNvml().toString(),
-                    "--node-name", "bench-node"))
+                    "--node-name", "bench-node"));
+            if (!instance.isEmpty()) {
+                args.addAll(List.of("--instance", instance));
+            }
+            ProcessBuilder pb = new ProcessBuilder(java(args.toArray(String[]::new)))
                     .redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().remove("JAVA_TOOL_OPTIONS");
             pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));

@@ -21,9 +21,9 @@ import java.util.TreeSet;
 /**
  * Runs labelers over a feature snapshot and keeps only what may be sent: unprefixed keys get
  * {@code feature.node.kubernetes.io/} (taint keys excepted: as in nfd-master, an unprefixed taint is refused), the
- * whitelist applies to label names after "/", and every output passes {@link LabelValidity} for its kind. Labelers
- * run in order; a later labeler's output replaces an earlier one's of the same key. A labeler that throws costs only
- * its own outputs.
+ * whitelist applies to label names after "/", and every output passes {@link LabelValidity} for its kind (what is
+ * dropped is logged once when it starts being dropped, not every cycle). Labelers run in order; a later labeler's
+ * output replaces an earlier one's of the same key. A labeler that throws costs only its own outputs.
  */
 public final class Labelling {
 
@@ -34,6 +34,8 @@ public final class Labelling {
     private final LabelValidity rules;
     private final Pattern whitelist;
     private final Set<Kind> kinds;
+    /** What is dropped, logged when it changes (not every cycle), and once when nothing is any more. */
+    private final io.nodelabeller.log.ProblemLog drops = new io.nodelabeller.log.ProblemLog(LOG, null);
 
     /** Labelling by {@code labelers} (name to labeler, in merge order), labels only. */
     public Labelling(Map<String, ? extends Labeler> labelers, LabelValidity rules, Pattern whitelist) {
@@ -76,6 +78,16 @@ public final class Labelling {
                 }
             });
         }
+        Map<String, String> problems = new LinkedHashMap<>();
+        for (LabelSet.Dropped d : dropped) {
+            problems.put(d.reason() + " " + d.label().key(), "dropping " + d.label().key() + "=" + d.label().value() + " from "
+                    + d.label().source() + ": " + d.reason());
+        }
+        if (problems.isEmpty()) {
+            drops.ok("every output is valid again");
+        } else {
+            drops.report(problems);
+        }
         SortedMap<String, Label> labels = out.remove(Kind.LABEL);
         return new LabelSet(labels, dropped, out, uncertain);
     }
@@ -91,7 +103,6 @@ public final class Labelling {
             }
             if (problem != null) {
                 dropped.add(new LabelSet.Dropped(l, (kind == Kind.LABEL ? "" : kind + ": ") + problem));
-                LOG.warn("dropping {} {}={} from {}: {}", kind, l.key(), l.value(), l.source(), problem);
                 continue;
             }
             into.put(l.key(), l);

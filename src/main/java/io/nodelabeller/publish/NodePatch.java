@@ -256,7 +256,9 @@ public final class NodePatch {
         for (Map.Entry<String, String> e : desired.entrySet()) {
             String have = current.get(e.getKey());
             if (othersList.contains(e.getKey()) && !owned.contains(e.getKey())) {
-                leftAlone.add(kind + e.getKey()); // another install's, even while it is not on the node
+                if (!e.getValue().equals(have)) {
+                    leftAlone.add(kind + e.getKey()); // another install's, even while it is not on the node
+                }
             } else if (have == null && !current.containsKey(e.getKey())) {
                 out.add(new Op("add", base + escape(e.getKey()), e.getValue()));
                 owns.add(e.getKey());
@@ -351,7 +353,9 @@ public final class NodePatch {
             String k = e.getKey();
             String have = capacity.get(k);
             if (others.contains(k) && !owned.contains(k)) {
-                leftAlone.add("extended resource " + k); // another install's, even while it is not on the node
+                if (!sameAmount(have, e.getValue())) {
+                    leftAlone.add("extended resource " + k); // another install's, even while it is not on the node
+                }
             } else if (have == null) {
                 ops.add(new Op("add", "/status/capacity/" + escape(k), e.getValue()));
                 ops.add(new Op("add", "/status/allocatable/" + escape(k), e.getValue()));

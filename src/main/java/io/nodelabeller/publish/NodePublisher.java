@@ -216,8 +216,8 @@ public final class NodePublisher implements Publisher {
             others.ok("no output of another writer in the way any more");
         } else {
             others.report(Map.of(leftAlone.toString(), "another writer holds " + String.join(", ", leftAlone)
-                    + " with another value than node-labeller's; left as it is (only what nfd-master lists as its own is"
-                    + " taken over)"));
+                    + " with another value than node-labeller's (or another install lists it); left as it is (only what"
+                    + " nfd-master lists as its own, and no other install does, is taken over)"));
         }
     }
 

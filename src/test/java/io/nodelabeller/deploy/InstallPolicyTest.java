@@ -248,6 +248,39 @@ class InstallPolicyTest {
         assertFalse(((Map<?, ?>) ((Map<?, ?>) after.get("metadata")).get("annotations")).containsKey(booksB.labels()));
     }
 
+    /** Two Helm releases in one namespace: each release's agent labels the node through its own policy only. */
+    @Test
+    void twoHelmReleasesLabelOneNodeEachThroughItsOwnPolicy() {
+        Map<String, Installed> releases = new LinkedHashMap<>();
+        for (String release : List.of("a", "b")) {
+            releases.put(release, Installed.of(Manifests.parseAll(new com.marcnuri.helm.Helm(Manifests.CHART).template()
+                    .withName(release).withNamespace("labellers").withKubeVersion("1.33.0").call()),
+                    release + "-node-labeller-own-node-labels"));
+        }
+        User agentA = User.serviceAccount("labellers", "a-node-labeller", "n1");
+        User agentB = User.serviceAccount("labellers", "b-node-labeller", "n1");
+        Bookkeeping booksA = Bookkeeping.of("a-node-labeller");
+        Bookkeeping booksB = Bookkeeping.of("b-node-labeller");
+        assertFalse(admit(releases.get("a"), AdmissionRequests.nodeUpdate("n1", null, agentB), node(n -> { }), node(n -> { })).applies());
+        Map<String, Object> start = node(n -> {
+            map(n, "metadata").remove("labels");
+            map(n, "metadata").remove("annotations");
+        });
+        NodePatch.Desired wantA = NodePatch.Desired.labels(m("feature.node.kubernetes.io/pci-10de.present", "true"));
+        NodePatch.Desired wantB = NodePatch.Desired.labels(m("feature.node.kubernetes.io/pci-10de.present", "true",
+                "nvidia.com/gpu.count", "8"));
+        Map<String, Object> node = agentWrites(releases.get("a"), agentA, booksA, start, wantA);
+        node = agentWrites(releases.get("b"), agentB, booksB, node, wantB);
+        Map<?, ?> annotations = (Map<?, ?>) ((Map<?, ?>) node.get("metadata")).get("annotations");
+        assertEquals("feature.node.kubernetes.io/pci-10de.present", annotations.get(booksA.labels()));
+        assertEquals("nvidia.com/gpu.count", annotations.get(booksB.labels()));
+        // B's agent, compromised, cannot remove A's key nor unlist it
+        assertStopped(releases.get("b"), agentB, "not: feature.node.kubernetes.io/pci-10de.present", node,
+                Step.node(label("feature.node.kubernetes.io/pci-10de.present", null)));
+        assertStopped(releases.get("b"), agentB, "not: a-node-labeller.node-labeller.io/managed-labels", node,
+                Step.node(annotation(booksA.labels(), null)));
+    }
+
     /** The node with install A's labels, as A's agent left it. */
     static Map<String, Object> nodeOfA() {
         return node(label("feature.node.kubernetes.io/pci-10de.present", "true").andThen(label("nvidia.com/gpu.present", "true"))
@@ -306,7 +339,7 @@ class InstallPolicyTest {
                 .andThen(annotation(NodePatch.NFD_LABELS, "cpu-model.id"))
                 .andThen(annotation(BOOKS_A.labels(), "feature.node.kubernetes.io/cpu-model.id,feature.node.kubernetes.io/team-x")));
         NodePatch.Plan plan = NodePatch.plan(AdmissionPolicyTest.asPatchNode(handed), NodePatch.Desired.labels(
-                m("feature.node.kubernetes.io/cpu-model.id", "143", "feature.node.kubernetes.io/team-x", "1")), BOOKS_B);
+                m("feature.node.kubernetes.io/cpu-model.id", "150", "feature.node.kubernetes.io/team-x", "1")), BOOKS_B);
         assertEquals(List.of(), plan.node());
         assertEquals(List.of("label feature.node.kubernetes.io/cpu-model.id", "label feature.node.kubernetes.io/team-x"),
                 List.copyOf(plan.leftAlone()));

@@ -162,6 +162,26 @@ class ManifestsTest {
         }
     }
 
+    /**
+     * The shipped write scope: NFD's namespaces only, the GPU Operator's three opt-in capabilities under nvidia.com,
+     * no taint, no extended resource; every annotation parses, none is ignored; the chart's defaults are the same.
+     */
+    @ParameterizedTest
+    @MethodSource("variants")
+    void theShippedWriteScopeIsTheDefaultOne(String variant) {
+        Map<String, String> annotations = ofKind(Manifests.render(variant), ClusterRoleBinding.class).get(0).getMetadata().getAnnotations();
+        assertEquals(Set.copyOf(WriteScope.ANNOTATIONS), annotations.keySet(), variant);
+        WriteScope scope = WriteScope.of(annotations, variant);
+        assertEquals(List.of(), WriteScope.ignored(annotations));
+        assertEquals(List.of(), scope.labelDomains());
+        assertEquals(Set.copyOf(WriteScope.DEFAULT_NVIDIA_KEYS), scope.nvidiaKeys());
+        assertEquals(List.of(), scope.deniedKeys());
+        assertEquals(variant.equals("overlays/taints-and-extended-resources"), scope.taints());
+        assertEquals(variant.equals("overlays/taints-and-extended-resources"), scope.extendedResources());
+        assertEquals(annotations.get(WriteScope.NVIDIA_KEYS), ofKind(HelmChartTest.template(Map.of()), ClusterRoleBinding.class).get(0)
+                .getMetadata().getAnnotations().get(WriteScope.NVIDIA_KEYS));
+    }
+
     /** A role's rules as "apiGroups resources verbs resourceNames", each verb once. */
     static List<String> rules(ClusterRole role) {
         return role.getRules().stream().map(r -> {

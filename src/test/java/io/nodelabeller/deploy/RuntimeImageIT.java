@@ -215,6 +215,8 @@ class RuntimeImageIT {
                 "jdk.internal.net.http.websocket.WebSocketImpl",                 // the watch's WebSocket
                 "io.fabric8.kubernetes.client.dsl.internal.WatchConnectionManager",
                 "io.nodelabeller.publish.NodePatch",                             // the JSON Patch of the node
+                "io.nodelabeller.publish.Install",                               // the install's write scope
+                "io.nodelabeller.label.WriteScope",
                 "io.nodelabeller.nvml.NvmlStructs$PciInfo",                      // NVML through JNA
                 "com.sun.jna.Structure")) {
             assertEquals("shared objects file", source.get(c), c + " (loaded from the archive?)");
@@ -257,10 +259,13 @@ class RuntimeImageIT {
         server.expectCustomResource(TestKubeconfig.NODE_FEATURE_RULE_CRD); // no objects, as a GPU Operator cluster
         try (KubernetesClient client = server.createClient()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("it-node").endMetadata().build()).create();
+            // the install the DaemonSet names (NODE_LABELLER_INSTANCE), as the manifests create it
+            client.rbac().clusterRoleBindings().resource(AdmissionPolicyTest.base().crb()).create();
             Path config = tmp.resolve("run.yaml");
             Files.writeString(config, "core:\n  sleepInterval: 1s\ndaemon:\n  port: 0\n");
             Path log = Files.createTempFile(tmp, "run", ".log");
-            List<String> cmd = new ArrayList<>(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node"));
+            List<String> cmd = new ArrayList<>(runtimeJava("run", "--config", config.toString(), "--node-name", "it-node",
+                    "--instance", "node-labeller"));
             cmd.addAll(hostArgs);
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().put("JAVA_TOOL_OPTIONS", "-Xshare:on -Djna.tmpdir=" + tmp + toolOptions);

@@ -27,6 +27,31 @@ class LabellingTest {
         assertEquals(2, set.dropped().size());
     }
 
+    /** An output dropped every cycle is one warning when it starts, one line when it ends: logs are alerted on. */
+    @Test
+    void aDroppedOutputIsLoggedWhenItStartsAndWhenItEndsNotEveryCycle() {
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Labelling.class);
+        log.start();
+        logger.addAppender(log);
+        try {
+            List<Label> produced = new java.util.ArrayList<>(List.of(Label.of("kubernetes.io/hostname", "x", "local", "")));
+            Labelling l = new Labelling(Map.of("local", f -> List.copyOf(produced)), LabelValidity.defaults(), null);
+            for (int cycle = 0; cycle < 3; cycle++) {
+                l.label(Features.empty());
+            }
+            produced.clear();
+            l.label(Features.empty());
+            l.label(Features.empty());
+            List<String> lines = log.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
+                    .map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+            assertEquals(List.of("WARN dropping kubernetes.io/hostname=x from local: namespace 'kubernetes.io' is not allowed",
+                    "INFO every output is valid again"), lines);
+        } finally {
+            logger.detachAppender(log);
+        }
+    }
+
     @Test
     void laterLabelerWinsAndFailingLabelerCostsOnlyItsOwnLabels() {
         Labeler broken = f -> {

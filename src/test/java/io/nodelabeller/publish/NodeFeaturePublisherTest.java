@@ -59,6 +59,31 @@ class NodeFeaturePublisherTest {
         assertNotEquals(version, updated.getMetadata().getResourceVersion());
     }
 
+    /**
+     * What nfd-master would turn into labels passes the install's write scope, as the install's NodeFeature policy
+     * checks it: spec.labels, and the names of local.label / local.feature (a pass-through rule makes label keys of
+     * them as they are; an unprefixed name means feature.node.kubernetes.io/). The other features are published whole.
+     */
+    @Test
+    void onlyKeysInTheWriteScopeAreOfferedToNfdMaster() throws Exception {
+        Install install = Install.of(Bookkeeping.DEFAULT, io.nodelabeller.label.WriteScope.of(Map.of(), "ClusterRoleBinding x"),
+                k -> k.equals("nvidia.com/gpu.present"));
+        NodeFeaturePublisher p = new NodeFeaturePublisher(client, "node-labeller", "", "worker-9", List.of(), List.of(),
+                OwnerRefs.Pod.NONE, NodePublisher.Settings.defaults(), PublishEvents.NONE, install);
+        Map<String, String> local = Map.of("rack", "r1", "example.com/rack", "r1", "nvidia.com/gpu.deploy.driver", "false");
+        Features features = Features.builder("local").attributes("label", local).attributes("feature", local).build()
+                .merge(features());
+        p.publish(FeaturesFilePublisherTest.labels(Map.of("feature.node.kubernetes.io/kernel-version.major", "6",
+                "nvidia.com/gpu.present", "true", "example.com/rack", "r1"), "local"), features);
+        Map<String, Object> spec = spec(read("node-labeller", "worker-9"));
+        assertEquals(Map.of("feature.node.kubernetes.io/kernel-version.major", "6", "nvidia.com/gpu.present", "true"),
+                spec.get("labels"));
+        Map<?, ?> attributes = (Map<?, ?>) ((Map<?, ?>) spec.get("features")).get("attributes");
+        assertEquals(Map.of("elements", Map.of("rack", "r1")), attributes.get("local.label"));
+        assertEquals(Map.of("elements", Map.of("rack", "r1")), attributes.get("local.feature"));
+        assertEquals(Map.of("elements", Map.of("major", "6")), attributes.get("kernel.version"), "other features whole");
+    }
+
     @Test
     void restoresTheNodeNameLabelAndHonoursAConfiguredName() throws Exception {
         NodeFeaturePublisher p = new NodeFeaturePublisher(client, "nfd", "worker-2-gpu", "worker-2");
