@@ -81,12 +81,12 @@ node-labeller.io or a subdomain: the agent and the policy ignore those whatever 
 
 {{/*
 "true" when the GPU DaemonSet needs the MIG monitor capability: gpu.migMonitor true, or "auto" with a MIG strategy
-other than none in devicePluginConfig.
+other than none in gpu.migStrategy, else in devicePluginConfig.
 */}}
 {{- define "node-labeller.migMonitor" -}}
 {{- $m := .Values.gpu.migMonitor -}}
 {{- if eq (toString $m) "auto" -}}
-{{- $strategy := (((.Values.devicePluginConfig).flags).migStrategy) | default "none" -}}
+{{- $strategy := .Values.gpu.migStrategy | default (((.Values.devicePluginConfig).flags).migStrategy) | default "none" -}}
 {{- ne $strategy "none" -}}
 {{- else -}}
 {{- eq (toString $m) "true" -}}

@@ -47,6 +47,17 @@ final class CommonOptions {
     @Option(names = "--no-timestamp", description = "Leave out nvidia.com/gfd.timestamp.")
     boolean noTimestamp;
 
+    @Option(names = "--mig-strategy", paramLabel = "none|single|mixed",
+            description = "The MIG strategy, over the device plugin config's flags.migStrategy, as GFD and the device"
+                    + " plugin take it. Default: the GFD_MIG_STRATEGY or MIG_STRATEGY environment variable (the GPU"
+                    + " Operator sets MIG_STRATEGY from its ClusterPolicy), else the file's.")
+    String migStrategy;
+
+    @Option(names = "--fail-on-init-error", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+            description = "Over the device plugin config's flags.failOnInitError, as GFD takes it. Default: the"
+                    + " GFD_FAIL_ON_INIT_ERROR or FAIL_ON_INIT_ERROR environment variable, else the file's.")
+    String failOnInitError;
+
     @Option(names = "--sources", paramLabel = "LIST", split = ",",
             description = "Sources to run (overrides core.featureSources): all, names, -name to leave one out.")
     List<String> sources;
@@ -95,11 +106,62 @@ final class CommonOptions {
         return loadConfig(choice);
     }
 
-    /** The config with the device plugin config {@code choice} (from {@link #devicePluginChoice}); warnings logged. */
+    /**
+     * The config with the device plugin config {@code choice} (from {@link #devicePluginChoice}) and what
+     * {@code --mig-strategy} / {@code --fail-on-init-error} (or their environment variables) set over it; warnings logged.
+     */
     Config loadConfig(DevicePluginConfigs.Choice choice) throws ConfigException {
         Config loaded = Catalog.configLoader().load(config, devicePluginFile(choice));
         loaded.warnings().forEach(w -> org.slf4j.LoggerFactory.getLogger(CommonOptions.class).warn("{}", w));
-        return loaded;
+        return withDevicePluginFlags(loaded);
+    }
+
+    /**
+     * {@code loaded} with the MIG strategy and failOnInitError that the command line or the environment set, over the
+     * file's: the precedence of GFD and the device plugin (a flag, else its environment variable, else the file, else
+     * the default). A value they would refuse is a usage error naming where it came from.
+     */
+    Config withDevicePluginFlags(Config loaded) {
+        String mig = null;
+        String migFrom = null;
+        if (migStrategy != null && !migStrategy.isBlank()) {
+            migFrom = setBy("--mig-strategy", Environment.MIG_STRATEGY);
+            mig = migStrategy.trim();
+            if (!io.nodelabeller.config.DevicePluginConfig.MIG_STRATEGIES.contains(mig)) {
+                throw new ParameterException(command.commandLine(), migFrom + ": expected one of "
+                        + String.join(", ", io.nodelabeller.config.DevicePluginConfig.MIG_STRATEGIES) + ", got '" + mig + "'");
+            }
+        }
+        Boolean fail = null;
+        if (failOnInitError != null && !failOnInitError.isBlank()) {
+            fail = parseGoBool(failOnInitError.trim());
+            if (fail == null) {
+                throw new ParameterException(command.commandLine(), setBy("--fail-on-init-error", Environment.FAIL_ON_INIT_ERROR)
+                        + ": expected true or false, got '" + failOnInitError.trim() + "'");
+            }
+        }
+        if (mig == null && fail == null) {
+            return loaded;
+        }
+        return loaded.withDevicePlugin(loaded.devicePlugin().withFlags(mig, fail, migFrom));
+    }
+
+    /** The option's name when it is on the command line, else the first of its environment variables that is set. */
+    private String setBy(String option, List<String> env) {
+        if (command.commandLine().getParseResult() != null && command.commandLine().getParseResult().hasMatchedOption(option)) {
+            return option;
+        }
+        String name = Environment.of(command).firstName(env);
+        return name == null ? option : name;
+    }
+
+    /** Go's strconv.ParseBool, which GFD's flags use: 1, t, T, TRUE, true, True, 0, f, F, FALSE, false, False. */
+    static Boolean parseGoBool(String s) {
+        return switch (s) {
+            case "1", "t", "T", "TRUE", "true", "True" -> Boolean.TRUE;
+            case "0", "f", "F", "FALSE", "false", "False" -> Boolean.FALSE;
+            default -> null;
+        };
     }
 
     /**

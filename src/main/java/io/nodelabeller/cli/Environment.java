@@ -23,6 +23,13 @@ record Environment(Map<String, String> vars) {
      * manifests set it, and kustomize keeps it equal to the binding's name through renames.
      */
     static final String INSTANCE = "NODE_LABELLER_INSTANCE";
+    /**
+     * GFD's and the device plugin's MIG strategy and failOnInitError, as the GPU Operator sets them on its operands
+     * from the ClusterPolicy: the defaults of {@code --mig-strategy} and {@code --fail-on-init-error}, the first
+     * variable set winning, as for GFD's flags (cmd/gpu-feature-discovery/main.go).
+     */
+    static final java.util.List<String> MIG_STRATEGY = java.util.List.of("GFD_MIG_STRATEGY", "MIG_STRATEGY");
+    static final java.util.List<String> FAIL_ON_INIT_ERROR = java.util.List.of("GFD_FAIL_ON_INIT_ERROR", "FAIL_ON_INIT_ERROR");
     /** The root log level (TRACE, DEBUG, INFO, WARN, ERROR); INFO when unset or unknown ({@link LogSetup}). */
     static final String LOG_LEVEL = "NODE_LABELLER_LOG_LEVEL";
 
@@ -38,6 +45,16 @@ record Environment(Map<String, String> vars) {
     String get(String name) {
         String v = vars.get(name);
         return v == null ? "" : v.trim();
+    }
+
+    /** The value of the first of {@code names} that is set, trimmed; "" when none is. */
+    String first(java.util.List<String> names) {
+        return names.stream().map(this::get).filter(v -> !v.isEmpty()).findFirst().orElse("");
+    }
+
+    /** The name of the first of {@code names} that is set, or null. */
+    String firstName(java.util.List<String> names) {
+        return names.stream().filter(n -> !get(n).isEmpty()).findFirst().orElse(null);
     }
 
     /** The environment of the {@link Main} that runs {@code spec}'s command. */

@@ -86,7 +86,10 @@ public final class Main implements Runnable {
         // ${env:} would read the process's)
         cl.setDefaultValueProvider(arg -> !(arg instanceof CommandLine.Model.OptionSpec o) ? null
                 : o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME))
-                : o.longestName().equals("--instance") ? emptyToNull(environment.get(Environment.INSTANCE)) : null);
+                : o.longestName().equals("--instance") ? emptyToNull(environment.get(Environment.INSTANCE))
+                : o.longestName().equals("--mig-strategy") ? emptyToNull(environment.first(Environment.MIG_STRATEGY))
+                : o.longestName().equals("--fail-on-init-error") ? emptyToNull(environment.first(Environment.FAIL_ON_INIT_ERROR))
+                : null);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("node-labeller: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             return FAILURE;

@@ -16,14 +16,41 @@ import java.util.List;
  * @param failOnInitError null when unset
  * @param gfd             {@code flags.gfd}
  * @param sharing         {@code sharing} (never null)
+ * @param migStrategyFrom where {@code migStrategy} came from when a flag or the environment set it over the file
+ *                        ("MIG_STRATEGY", "--mig-strategy"); null when it is the file's (or the default)
  */
 public record DevicePluginConfig(String origin, String migStrategy, Boolean failOnInitError, Gfd gfd,
-                                 Sharing sharing) {
+                                 Sharing sharing, String migStrategyFrom) {
 
     /** No device plugin config: MIG strategy none, no sharing. */
-    public static final DevicePluginConfig DEFAULT = new DevicePluginConfig(null, "none", null, Gfd.DEFAULT, Sharing.NONE);
+    public static final DevicePluginConfig DEFAULT = new DevicePluginConfig(null, "none", null, Gfd.DEFAULT, Sharing.NONE, null);
 
-    private static final List<String> MIG_STRATEGIES = List.of("none", "single", "mixed");
+    /** The MIG strategies GFD and the device plugin know. */
+    public static final List<String> MIG_STRATEGIES = List.of("none", "single", "mixed");
+
+    public DevicePluginConfig(String origin, String migStrategy, Boolean failOnInitError, Gfd gfd, Sharing sharing) {
+        this(origin, migStrategy, failOnInitError, gfd, sharing, null);
+    }
+
+    /**
+     * This config with what GFD's and the device plugin's command line or environment set over the file, as they take
+     * it (k8s-device-plugin {@code api/config/v1/flags.go}: a flag overrides the file's value only when it is set,
+     * on the command line or by its environment variable). {@code migStrategy} / {@code failOnInitError} null: not
+     * set; {@code migStrategyFrom} says where the MIG strategy came from.
+     */
+    public DevicePluginConfig withFlags(String migStrategy, Boolean failOnInitError, String migStrategyFrom) {
+        return new DevicePluginConfig(origin, migStrategy != null ? migStrategy : this.migStrategy,
+                failOnInitError != null ? failOnInitError : this.failOnInitError, gfd, sharing,
+                migStrategy != null ? migStrategyFrom : this.migStrategyFrom);
+    }
+
+    /** Where the MIG strategy was set, for explain: "flags.migStrategy in dp.yaml", "MIG_STRATEGY". */
+    public String migStrategyWhere() {
+        if (migStrategyFrom != null) {
+            return migStrategyFrom;
+        }
+        return origin == null ? "the default (no device plugin config)" : "flags.migStrategy in " + origin;
+    }
     private static final List<String> DISCOVERY_STRATEGIES = List.of("auto", "nvml", "tegra", "vfio");
 
     /**

@@ -71,6 +71,28 @@ class FailOnInitErrorCliTest {
         assertFalse(labels.contains("nvidia.com/gpu.product"), labels);
     }
 
+    /**
+     * FAIL_ON_INIT_ERROR (as the GPU Operator or GFD's chart sets it on GFD) wins over the file, as for GFD; so does
+     * --fail-on-init-error, over both.
+     */
+    @Test
+    void theEnvironmentOrTheCommandLineWinsOverTheFile() throws Exception {
+        Path lib = FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "publish:\n  node: false\n  featuresFile: " + out() + "\n");
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  failOnInitError: false\n");
+        String[] args = {"once", "--config", cfg.toString(), "--device-plugin-config", dp.toString(),
+                "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString()};
+        assertEquals(1, Cli.runWith(java.util.Map.of("FAIL_ON_INIT_ERROR", "true"), args).code());
+        assertFalse(Files.exists(out()), "nothing published");
+        String[] withFlag = java.util.Arrays.copyOf(args, args.length + 1);
+        withFlag[args.length] = "--fail-on-init-error=false";
+        Cli.Result r = Cli.runWith(java.util.Map.of("FAIL_ON_INIT_ERROR", "true"), withFlag);
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.exists(out()));
+    }
+
     @Test
     void aNodeWithoutNvidiaGpuIsNotAFailure() throws Exception {
         Cli.Result r = cli("once", "cloud-vm", true);

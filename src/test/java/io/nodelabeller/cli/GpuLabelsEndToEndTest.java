@@ -35,12 +35,17 @@ class GpuLabelsEndToEndTest {
     }
 
     private Map<String, String> print(FakeNvml nvml, String... extra) {
+        return printWith(Map.of(), nvml, extra);
+    }
+
+    /** {@code print} with {@code env} as the process environment. */
+    private Map<String, String> printWith(Map<String, String> env, FakeNvml nvml, String... extra) {
         Path lib = nvml.install(tmp.resolve("lib"));
         List<String> args = new ArrayList<>(List.of("print", "--no-timestamp",
                 "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString(),
                 "--sources", "pci,nvidia,system"));
         args.addAll(List.of(extra));
-        Cli.Result r = Cli.run(args.toArray(String[]::new));
+        Cli.Result r = Cli.runWith(env, args.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
         Map<String, String> nvidia = new TreeMap<>();
         r.out().lines().filter(l -> l.startsWith("nvidia.com/")).forEach(l -> {
@@ -130,6 +135,53 @@ class GpuLabelsEndToEndTest {
         assertEquals("14", got.get("gpu.multiprocessors"));
         assertEquals("9728", got.get("gpu.memory"));
         assertEquals("1", got.get("gpu.replicas"));
+    }
+
+    /**
+     * The GPU Operator sets MIG_STRATEGY on GFD and the device plugin from its ClusterPolicy (mig.strategy, default
+     * single), and there the environment overrides the config file (k8s-device-plugin api/config/v1/flags.go: a flag
+     * set on the command line or by its variable wins): the MIG-enabled DGX gets GFD's labels for the strategy the
+     * Operator gives, whatever the file says; GFD_MIG_STRATEGY before MIG_STRATEGY, --mig-strategy before both.
+     */
+    @Test
+    void theMigStrategyOfTheEnvironmentOrTheCommandLineWinsOverTheFile() throws Exception {
+        Path dp = tmp.resolve("dp.yaml");
+        Files.writeString(dp, "version: v1\nflags:\n  migStrategy: none\n");
+        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled();
+        for (int slot = 0; slot < 7; slot++) {
+            mig = mig.mig(slot, FakeNvml.A100_80GB.get("1g.10gb"));
+        }
+        FakeNvml dgx = FakeNvml.nvml().gpus(8, mig);
+        Map<String, String> file = print(dgx, "--device-plugin-config", dp.toString());
+        assertEquals("NVIDIA-A100-SXM4-80GB", file.get("gpu.product"));
+        assertEquals("8", file.get("gpu.count"));
+        assertEquals(null, file.get("mig.strategy"));
+        Map<String, String> operator = printWith(Map.of("MIG_STRATEGY", "single"), dgx, "--device-plugin-config", dp.toString());
+        assertEquals("single", operator.get("mig.strategy"));
+        assertEquals("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb", operator.get("gpu.product"));
+        assertEquals("56", operator.get("gpu.count"));
+        assertEquals("9728", operator.get("gpu.memory"));
+        assertEquals("1", operator.get("gpu.replicas"));
+        assertEquals("mixed", printWith(Map.of("MIG_STRATEGY", "single", "GFD_MIG_STRATEGY", "mixed"), dgx,
+                "--device-plugin-config", dp.toString()).get("mig.strategy"));
+        assertEquals("single", printWith(Map.of("MIG_STRATEGY", "mixed"), dgx, "--device-plugin-config", dp.toString(),
+                "--mig-strategy", "single").get("mig.strategy"));
+        // without a file at all, as the Operator's GFD runs
+        assertEquals("single", printWith(Map.of("MIG_STRATEGY", "single"), dgx).get("mig.strategy"));
+    }
+
+    /** A value GFD would refuse is a usage error naming where it came from. */
+    @Test
+    void aMigStrategyOrFailOnInitErrorGfdWouldRefuseIsAUsageError() {
+        Cli.Result env = Cli.runWith(Map.of("MIG_STRATEGY", "Single"), "print", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(2, env.code());
+        assertTrue(env.err().contains("MIG_STRATEGY: expected one of none, single, mixed, got 'Single'"), env.err());
+        Cli.Result flag = Cli.run("print", "--host-root", Hosts.root("cloud-vm").toString(), "--mig-strategy", "all");
+        assertEquals(2, flag.code());
+        assertTrue(flag.err().contains("--mig-strategy: expected one of none, single, mixed, got 'all'"), flag.err());
+        Cli.Result fail = Cli.runWith(Map.of("FAIL_ON_INIT_ERROR", "yes"), "print", "--host-root", Hosts.root("cloud-vm").toString());
+        assertEquals(2, fail.code());
+        assertTrue(fail.err().contains("FAIL_ON_INIT_ERROR: expected true or false, got 'yes'"), fail.err());
     }
 
     @Test

@@ -255,6 +255,26 @@ class HelmChartTest {
                 .getContainers().get(0).getSecurityContext().getCapabilities().getAdd());
     }
 
+    /**
+     * gpu.migStrategy is the GPU Operator's way (MIG_STRATEGY on the GPU DaemonSet, over the device plugin config's
+     * flags.migStrategy, as for GFD): it reaches the GPU agent only, and with it the MIG monitor capability.
+     */
+    @Test
+    void theMigStrategyOfTheClusterPolicyReachesTheGpuAgentAsGfdGetsIt(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true, migStrategy: single}\n"
+                + "devicePluginConfig: {version: v1, flags: {migStrategy: none}}\n");
+        var gpu = one(helm, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(gpu.getEnv().stream().anyMatch(e -> e.getName().equals("MIG_STRATEGY") && "single".equals(e.getValue())));
+        assertTrue(gpu.getEnv().stream().anyMatch(e -> e.getName().equals("NVIDIA_MIG_MONITOR_DEVICES")));
+        var plain = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(plain.getEnv().stream().noneMatch(e -> e.getName().equals("MIG_STRATEGY")));
+        assertTrue(one(templateWith(tmp, "gpu: {enabled: true}\n"), DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate()
+                .getSpec().getContainers().get(0).getEnv().stream().noneMatch(e -> e.getName().equals("MIG_STRATEGY")));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> templateWith(tmp, "gpu: {migStrategy: Single}\n"));
+        assertTrue(e.getMessage().contains("values don't meet the specifications of the schema"), e.getMessage());
+    }
+
     /** devicePluginConfigs: the device plugin's named configs mounted as a directory, the node label picks one. */
     @Test
     void namedDevicePluginConfigsReplaceTheSingleFile(@TempDir Path tmp) throws Exception {

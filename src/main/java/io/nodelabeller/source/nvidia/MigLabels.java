@@ -39,7 +39,7 @@ final class MigLabels {
      * the {@code gpu.*} labels then describe a MIG device. Anything else is INVALID: GFD's fixed label set.
      */
     static void single(GpuFacts facts, DevicePluginConfig dp, Out out) {
-        out.put("mig.strategy", "single", "flags.migStrategy = single in " + dp.origin());
+        out.put("mig.strategy", "single", "MIG strategy single: " + dp.migStrategyWhere());
         List<GpuFacts.Gpu> enabled = facts.gpus().stream().filter(GpuFacts.Gpu::migEnabled).toList();
         if (enabled.isEmpty()) {
             return;
@@ -73,7 +73,7 @@ final class MigLabels {
 
     /** {@code mixed}: 13 {@code mig-<profile>.*} labels per MIG profile, the full-GPU labels left as they are. */
     static void mixed(GpuFacts facts, DevicePluginConfig dp, Out out) {
-        out.put("mig.strategy", "mixed", "flags.migStrategy = mixed in " + dp.origin());
+        out.put("mig.strategy", "mixed", "MIG strategy mixed: " + dp.migStrategyWhere());
         Map<String, List<GpuFacts.Mig>> byProfile = new LinkedHashMap<>();
         migs(facts).forEach(m -> byProfile.computeIfAbsent(Names.profile(m.profile()), k -> new ArrayList<>()).add(m));
         byProfile.forEach((profile, list) ->
@@ -118,7 +118,7 @@ final class MigLabels {
     /** mig.strategy, the MIG-only gpu.* labels of {@code single} and the per-profile labels of {@code mixed}. */
     static List<LabelDoc> docs() {
         List<LabelDoc> out = new ArrayList<>();
-        out.add(Out.doc("mig.strategy", "device plugin config flags.migStrategy", "mixed",
+        out.add(Out.doc("mig.strategy", "MIG_STRATEGY / --mig-strategy, else the device plugin config's flags.migStrategy", "mixed",
                 "single or mixed: how the device plugin advertises MIG devices; absent with none."));
         String attrs = "nvmlDeviceGetAttributes_v2 ";
         for (Attr a : ATTRIBUTES) {
