@@ -60,6 +60,27 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{/*
+"true" when the GPU DaemonSet looks for vGPUs (gpu.vgpu): it then reads config-gpu.yaml, runs as root with SYS_ADMIN.
+*/}}
+{{- define "node-labeller.vgpu" -}}
+{{- if and .Values.gpu.vgpu (not .Values.gpu.enabled) -}}
+{{- fail "gpu.vgpu needs gpu.enabled: the vGPU scan runs in the GPU DaemonSet only" -}}
+{{- end -}}
+{{- and .Values.gpu.enabled .Values.gpu.vgpu -}}
+{{- end -}}
+
+{{/* The GPU DaemonSet's config with gpu.vgpu: the config, plus sources.nvidia.vgpu: true. */}}
+{{- define "node-labeller.gpuConfig" -}}
+{{- $config := include "node-labeller.config" . | fromYaml -}}
+{{- $sources := deepCopy (default (dict) $config.sources) -}}
+{{- $nvidia := deepCopy (default (dict) $sources.nvidia) -}}
+{{- $_ := set $nvidia "vgpu" true -}}
+{{- $_ := set $sources "nvidia" $nvidia -}}
+{{- $_ := set $config "sources" $sources -}}
+{{- toYaml $config -}}
+{{- end -}}
+
+{{/*
 The write scope's domains, comma-separated (the annotation node-labeller.io/label-domains of the release's
 ClusterRoleBinding): writeScope.labelDomains and config.core.extraLabelNs ("*." dropped: subdomains are allowed anyway),
 without NFD's namespaces (always allowed) and without a reserved domain (nvidia.com, kubernetes.io, k8s.io,

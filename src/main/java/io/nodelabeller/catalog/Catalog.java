@@ -30,6 +30,7 @@ import io.nodelabeller.source.memory.MemoryLabeler;
 import io.nodelabeller.source.memory.MemorySource;
 import io.nodelabeller.source.network.NetworkLabeler;
 import io.nodelabeller.source.network.NetworkSource;
+import io.nodelabeller.source.nvidia.NvidiaConfig;
 import io.nodelabeller.source.nvidia.NvidiaLabeler;
 import io.nodelabeller.source.nvidia.NvidiaSource;
 import io.nodelabeller.source.pci.PciLabeler;
@@ -83,7 +84,7 @@ public final class Catalog {
             new Entry(MemorySource.NAME, null, (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
             new Entry(StorageSource.NAME, null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
             new Entry(NetworkSource.NAME, null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
-            new Entry(NvidiaSource.NAME, null, (c, o) -> new NvidiaSource(o),
+            new Entry(NvidiaSource.NAME, NvidiaConfig.SECTION, (c, o) -> new NvidiaSource(o, c.sources().get(NvidiaConfig.SECTION)),
                     (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp())),
             new Entry(CustomLabeler.NAME, null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
             new Entry(LocalSource.NAME, LocalSource.SECTION,

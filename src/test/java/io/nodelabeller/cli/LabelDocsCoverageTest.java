@@ -122,6 +122,7 @@ class LabelDocsCoverageTest {
         scenarios.put("MPS", gpuServer("mps", FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()),
                 "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n"));
         scenarios.put("NVML init fails", gpuServer("noinit", FakeNvml.nvml().rc("nvmlInit_v2", 9), null));
+        scenarios.put("vGPU guest", vgpuGuest());
 
         Set<LabelDoc> produced = new LinkedHashSet<>();
         scenarios.forEach((name, got) -> {
@@ -134,6 +135,20 @@ class LabelDocsCoverageTest {
         List<String> neverSeen = DOCS.stream().filter(d -> d.key().startsWith("nvidia.com/") && !produced.contains(d))
                 .map(LabelDoc::key).toList();
         assertEquals(List.of(), neverSeen, "documented nvidia.com labels no fake-NVML scenario produces");
+    }
+
+    /** A VM with a GRID T4 vGPU (the vgpu-guest overlay) and sources.nvidia.vgpu on: the vgpu.* labels. */
+    private Map<String, Shown> vgpuGuest() throws Exception {
+        Path dir = tmp.resolve("vgpu");
+        Path host = Hosts.layered("cloud-vm", "vgpu-guest", dir.resolve("host"));
+        Path lib = FakeNvml.nvml().driver("460.32.03").cuda(11020).gpu(FakeNvml.gpu("GRID T4-16Q").memoryMiB(16384)
+                .compute(7, 5).pciDeviceId(0x1EB810DE, 0x130F10DE).busId("00000000:00:06.0")).install(dir.resolve("lib"));
+        Path config = dir.resolve("config.yaml");
+        Files.writeString(config, "sources:\n  nvidia:\n    vgpu: true\n");
+        Map<String, Shown> got = labels("--host-root", host.toString(), "--nvml-library", lib.toString(),
+                "--config", config.toString());
+        assertEquals(new Shown("nvidia", "true"), got.get("nvidia.com/vgpu.present"), "the guest has a vGPU");
+        return got;
     }
 
     private Map<String, Shown> gpuServer(String name, FakeNvml nvml, String devicePluginConfig) throws Exception {

@@ -67,6 +67,22 @@ class ConfigLoaderTest {
         assertTrue(p.stream().anyMatch(s -> s.startsWith("bad.yaml: unknownTop: unknown key")), p.toString());
     }
 
+    /** sources.nvidia: vgpu a boolean, no other key; an error names file and key like every other. */
+    @Test
+    void theNvidiaSectionIsCheckedLikeTheOthers() throws Exception {
+        var section = io.nodelabeller.source.nvidia.NvidiaConfig.SECTION;
+        assertEquals(false, Catalog.configLoader().parse("c.yaml", "").sources().get(section).vgpu());
+        assertEquals(true, Catalog.configLoader().parse("c.yaml", "sources:\n  nvidia:\n    vgpu: true\n")
+                .sources().get(section).vgpu());
+        ConfigException e = assertThrows(ConfigException.class, () -> Catalog.configLoader().parse("bad.yaml",
+                "sources:\n  nvidia:\n    vgpu: \"yes\"\n    vGPU: true\n"));
+        assertEquals(2, e.problems().size(), e.problems().toString());
+        assertTrue(e.problems().stream().anyMatch(p -> p.equals("bad.yaml: sources.nvidia.vgpu: expected true or false, got a string 'yes'")),
+                e.problems().toString());
+        assertTrue(e.problems().stream().anyMatch(p -> p.startsWith("bad.yaml: sources.nvidia.vGPU: unknown key")),
+                e.problems().toString());
+    }
+
     @Test
     void emptyWhitelistMeansEveryLabelAndExampleConfigIsValid() throws Exception {
         assertNull(Catalog.configLoader().parse("c.yaml", "core:\n  labelWhiteList: \"\"\n").core().labelWhiteList());

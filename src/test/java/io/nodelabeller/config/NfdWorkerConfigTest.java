@@ -235,7 +235,7 @@ class NfdWorkerConfigTest {
         // and it shows them: every section and key is written out, not left to its default
         com.fasterxml.jackson.databind.JsonNode tree = new com.fasterxml.jackson.dataformat.yaml.YAMLMapper()
                 .readTree(java.nio.file.Path.of("config/example.yaml").toFile());
-        assertEquals(List.of("pci", "usb", "kernel", "cpu", "local", "custom"), fieldNames(tree.get("sources")));
+        assertEquals(List.of("pci", "usb", "kernel", "cpu", "nvidia", "local", "custom"), fieldNames(tree.get("sources")));
         assertEquals(List.of("sleepInterval", "featureSources", "labelSources", "labelWhiteList", "extraLabelNs",
                 "denyLabelNs", "noPublish", "ownerRefs", "noPublishFeatures", "klog", "customRulesDir", "sourceTimeout"),
                 fieldNames(tree.get("core")));

@@ -275,6 +275,43 @@ class HelmChartTest {
         assertTrue(e.getMessage().contains("values don't meet the specifications of the schema"), e.getMessage());
     }
 
+    /**
+     * gpu.vgpu: the GPU DaemonSet alone reads config-gpu.yaml (the config with sources.nvidia.vgpu on, the rest the
+     * same) and runs as root with SYS_ADMIN, the least that gives an effective CAP_SYS_ADMIN (the kernel's condition for
+     * the whole PCI configuration space, drivers/pci/pci-sysfs.c); the plain DaemonSet is unchanged. Without
+     * gpu.enabled it is refused, not ignored.
+     */
+    @Test
+    void vgpuGivesOnlyTheGpuDaemonSetTheScanAndWhatItNeeds(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true, vgpu: true}\nconfig: {core: {sleepInterval: 30s}}\n");
+        var gpu = one(helm, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(gpu.getArgs().contains("--config=/etc/node-labeller/config-gpu.yaml"), gpu.getArgs().toString());
+        assertEquals(0L, gpu.getSecurityContext().getRunAsUser());
+        assertEquals(false, gpu.getSecurityContext().getRunAsNonRoot());
+        assertEquals(List.of("SYS_ADMIN"), gpu.getSecurityContext().getCapabilities().getAdd());
+        assertEquals(List.of("ALL"), gpu.getSecurityContext().getCapabilities().getDrop());
+        assertEquals(false, gpu.getSecurityContext().getPrivileged());
+        assertEquals(false, gpu.getSecurityContext().getAllowPrivilegeEscalation());
+        var plain = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(plain.getArgs().contains("--config=/etc/node-labeller/config.yaml"), plain.getArgs().toString());
+        assertEquals(65534L, plain.getSecurityContext().getRunAsUser());
+        assertTrue(plain.getSecurityContext().getCapabilities().getAdd().isEmpty());
+
+        var data = one(helm, ConfigMap.class, "node-labeller-config").getData();
+        io.nodelabeller.config.Config plainConfig = io.nodelabeller.catalog.Catalog.configLoader().parse("config.yaml", data.get("config.yaml"));
+        io.nodelabeller.config.Config gpuConfig = io.nodelabeller.catalog.Catalog.configLoader().parse("config-gpu.yaml", data.get("config-gpu.yaml"));
+        var section = io.nodelabeller.source.nvidia.NvidiaConfig.SECTION;
+        assertEquals(false, plainConfig.sources().get(section).vgpu());
+        assertEquals(true, gpuConfig.sources().get(section).vgpu());
+        assertEquals(plainConfig.core(), gpuConfig.core(), "the same config otherwise");
+
+        assertFalse(one(templateWith(tmp, "gpu: {enabled: true}\n"), ConfigMap.class, "node-labeller-config").getData()
+                .containsKey("config-gpu.yaml"));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> templateWith(tmp, "gpu: {vgpu: true}\n"));
+        assertTrue(e.getMessage().contains("gpu.vgpu needs gpu.enabled"), e.getMessage());
+    }
+
     /** devicePluginConfigs: the device plugin's named configs mounted as a directory, the node label picks one. */
     @Test
     void namedDevicePluginConfigsReplaceTheSingleFile(@TempDir Path tmp) throws Exception {

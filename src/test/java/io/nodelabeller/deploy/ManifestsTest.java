@@ -413,6 +413,40 @@ class ManifestsTest {
         assertEquals(plain.getSpec().getTemplate().getSpec().getVolumes(), gpuPod.getVolumes());
     }
 
+    /**
+     * docs/gpu.md's kustomize overlay for vGPU labels, as printed there, on the shipped gpu overlay: the GPU DaemonSet
+     * reads config-gpu.yaml (the shipped config plus sources.nvidia.vgpu, nothing else different) and runs as root with
+     * SYS_ADMIN; the plain DaemonSet is as shipped.
+     */
+    @Test
+    void theDocumentedVgpuOverlayScansOnlyInTheGpuDaemonSet(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        String doc = Files.readString(Path.of("docs/gpu.md"));
+        int start = doc.indexOf("# kustomization.yaml (vgpu)");
+        assertTrue(start > 0, "docs/gpu.md has the vGPU overlay");
+        String block = doc.substring(start, doc.indexOf("```", start)).replaceAll("(?m)^  ", "");
+        Files.writeString(tmp.resolve("kustomization.yaml"), block.replace("../../manifests/overlays/gpu",
+                Manifests.ROOT.resolve("overlays/gpu").toAbsolutePath().toString()));
+        List<HasMetadata> objects = Kustomize.render(tmp).stream().map(r -> Manifests.toModel(r.object())).toList();
+        List<HasMetadata> shipped = Manifests.render("overlays/gpu");
+
+        Container gpu = one(objects, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals("--config=/etc/node-labeller/config-gpu.yaml", gpu.getArgs().get(1));
+        assertEquals(0L, gpu.getSecurityContext().getRunAsUser());
+        assertEquals(false, gpu.getSecurityContext().getRunAsNonRoot());
+        assertEquals(List.of("SYS_ADMIN"), gpu.getSecurityContext().getCapabilities().getAdd());
+        assertEquals(List.of("ALL"), gpu.getSecurityContext().getCapabilities().getDrop());
+        assertEquals(false, gpu.getSecurityContext().getAllowPrivilegeEscalation());
+        assertEquals(one(shipped, DaemonSet.class, "node-labeller"), one(objects, DaemonSet.class, "node-labeller"));
+
+        Map<String, String> data = one(objects, ConfigMap.class, "node-labeller-config").getData();
+        Config plain = Catalog.configLoader().parse("config.yaml", data.get("config.yaml"));
+        Config withVgpu = Catalog.configLoader().parse("config-gpu.yaml", data.get("config-gpu.yaml"));
+        var section = io.nodelabeller.source.nvidia.NvidiaConfig.SECTION;
+        assertEquals(true, withVgpu.sources().get(section).vgpu());
+        assertEquals(plain, Catalog.configLoader().parse("config-gpu.yaml", data.get("config-gpu.yaml")
+                .replace("  nvidia:\n    vgpu: true\n", "")), "the shipped config otherwise");
+    }
+
     private static NodeSelectorRequirement gpuTerm(DaemonSet ds) {
         var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
                 .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();

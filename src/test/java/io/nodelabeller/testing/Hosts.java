@@ -46,6 +46,26 @@ public final class Hosts {
         return target;
     }
 
+    /**
+     * Fake host {@code base} with the files of {@code src/test/resources/host-overlays/<overlay>} laid over it (added
+     * or replaced), copied to {@code target}: a machine that differs from a tree in a few files only.
+     */
+    public static Path layered(String base, String overlay, Path target) throws java.io.IOException {
+        copy(base, target);
+        Path from = root("").resolveSibling("host-overlays").resolve(overlay);
+        if (!Files.isDirectory(from)) {
+            throw new IllegalArgumentException("no host overlay " + overlay);
+        }
+        try (java.util.stream.Stream<Path> tree = Files.walk(from)) {
+            for (Path p : tree.filter(Files::isRegularFile).toList()) {
+                Path to = target.resolve(from.relativize(p).toString());
+                Files.createDirectories(to.getParent());
+                Files.copy(p, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return target;
+    }
+
     /** The names of every fake host tree, each a directory under {@code src/test/resources/hosts/}, sorted. */
     public static java.util.List<String> all() {
         Path hosts = root("").normalize();

@@ -15,7 +15,9 @@ import java.util.TreeMap;
  *   <li>{@code nvidia.nvml}: {@link Nvml} — whether NVML answered, the driver and CUDA versions, the device count;</li>
  *   <li>{@code nvidia.gpu}: one {@link Gpu} instance per GPU index;</li>
  *   <li>{@code nvidia.mig}: one {@link Mig} instance per MIG device;</li>
- *   <li>{@code nvidia.machine}: {@code product_name}, the DMI product name.</li>
+ *   <li>{@code nvidia.machine}: {@code product_name}, the DMI product name;</li>
+ *   <li>{@code nvidia.vgpu}: one {@link Vgpu} instance per vGPU in the PCI configuration space
+ *       ({@code sources.nvidia.vgpu}).</li>
  * </ul>
  * Integers are written in decimal (NVML's unsigned values as unsigned); a value NVML did not give is left out.
  */
@@ -26,9 +28,26 @@ public final class NvidiaFeatures {
     public static final String GPU = "gpu";
     public static final String MIG = "mig";
     public static final String MACHINE = "machine";
+    public static final String VGPU = "vgpu";
     public static final String PRODUCT_NAME = "product_name";
 
     private NvidiaFeatures() {
+    }
+
+    /** {@code nvidia.vgpu}: a vGPU's PCI address and the driver of the vGPU manager on its host. */
+    public record Vgpu(String address, String hostDriverVersion, String hostDriverBranch) {
+
+        public Map<String, String> attributes() {
+            Map<String, String> a = new LinkedHashMap<>();
+            a.put("address", address);
+            a.put("hostDriverVersion", hostDriverVersion);
+            a.put("hostDriverBranch", hostDriverBranch);
+            return a;
+        }
+
+        static Vgpu from(Instance i) {
+            return new Vgpu(i.get("address"), i.get("hostDriverVersion"), i.get("hostDriverBranch"));
+        }
     }
 
     /** {@code nvidia.nvml}. {@code ok} false: NVML could not be loaded or initialised ({@code error}, {@code errorCode}). */

@@ -23,6 +23,7 @@ import java.util.List;
  *   <li>{@code gpu.present}: from PCI alone, with or without NVML.</li>
  *   <li>{@code gfd.timestamp}: on nodes with an NVIDIA GPU (PCI or NVML) only, so GPU-less nodes carry no
  *       {@code nvidia.com} label at all; left out with {@code --no-timestamp} or {@code flags.gfd.noTimestamp}.</li>
+ *   <li>{@code vgpu.*}: from the PCI configuration space alone (where {@code sources.nvidia.vgpu} looks), as GFD.</li>
  *   <li>everything else (including {@code gpu.machine} and {@code gpu.mode}): only when NVML answered and found a
  *       usable GPU, as GFD, which emits none of them without devices.</li>
  * </ul>
@@ -44,6 +45,8 @@ public final class NvidiaLabeler implements Labeler {
     private final GpuLabeler present = new PresenceLabeler();
     private final GpuLabeler stamp;
     private final List<GpuLabeler> nvml;
+    /** vGPU labels, with or without NVML (GFD merges them after the device labels). */
+    private final GpuLabeler vgpu = new VgpuLabeler();
     /** The GPU labelers' notes (several models, an invalid MIG layout...). */
     private final ProblemLog problems = new ProblemLog(LOG, null);
     /** Why the NVML-derived labels are left out, while they are. */
@@ -62,6 +65,7 @@ public final class NvidiaLabeler implements Labeler {
         List<LabelDoc> out = new ArrayList<>(present.docs());
         out.addAll(stamp.docs());
         nvml.forEach(p -> out.addAll(p.docs()));
+        out.addAll(vgpu.docs());
         return out;
     }
 
@@ -78,6 +82,7 @@ public final class NvidiaLabeler implements Labeler {
             facts.failedGpus().forEach((i, e) -> notes.add("GPU " + i + ": " + e + "; its labels are left out"));
             active.addAll(nvml);
         }
+        active.add(vgpu);
         List<Label> labels = Labeler.merge(active, features);
         active.forEach(l -> notes.addAll(l.notes()));
         report(facts, notes);

@@ -53,10 +53,20 @@ public final class NvidiaSource implements Source {
 
     static final String PCI_DEVICES = "/sys/bus/pci/devices";
 
+    static final String VGPU_ORIGIN_TAIL = "/*/config (vendor 10de): a vendor-specific capability signed VF";
+    static final String VGPU_ORIGIN = PCI_DEVICES + VGPU_ORIGIN_TAIL;
+
     private final String library;
+    private final NvidiaConfig config;
 
     public NvidiaSource(Options options) {
+        this(options, NvidiaConfig.DEFAULT);
+    }
+
+    /** With {@code sources.nvidia} ({@code vgpu}: look for vGPUs in the PCI configuration space). */
+    public NvidiaSource(Options options, NvidiaConfig config) {
         this.library = options.nvmlLibrary();
+        this.config = config;
     }
 
     @Override
@@ -71,6 +81,9 @@ public final class NvidiaSource implements Source {
             }
         }
 
+        if (config.vgpu()) {
+            vgpus(host, b, warnings);
+        }
         Nvml nvml;
         try {
             nvml = Nvml.open(library);
@@ -98,6 +111,28 @@ public final class NvidiaSource implements Source {
             }
         }
         return b.build();
+    }
+
+    /**
+     * {@code nvidia.vgpu}: one instance per vGPU found in the PCI configuration space ({@link VgpuScan}), whatever
+     * NVML says (as GFD). A space that cannot be read whole (the agent lacks CAP_SYS_ADMIN) or a vGPU without a driver
+     * record is a warning and no {@code nvidia.vgpu} at all, as GFD then gives no vGPU label (GFD exits on the
+     * latter; here the other labels stay).
+     */
+    private static void vgpus(HostFs host, Features.Builder b, Warnings warnings) {
+        List<VgpuScan.Vgpu> found;
+        try {
+            found = VgpuScan.scan(host);
+        } catch (VgpuScan.ScanException e) {
+            warnings.warn("vGPU detection (sources.nvidia.vgpu): " + e.getMessage() + "; no nvidia.com/vgpu.* label");
+            return;
+        }
+        // declared even when empty: a scan that found none is a fact (vgpu.present=false), a failed one is not
+        b.instances(NvidiaFeatures.VGPU).origin(NvidiaFeatures.VGPU, host.path(PCI_DEVICES) + VGPU_ORIGIN_TAIL);
+        for (VgpuScan.Vgpu v : found) {
+            b.instance(NvidiaFeatures.VGPU, new NvidiaFeatures.Vgpu(v.address(), v.hostDriverVersion(),
+                    v.hostDriverBranch()).attributes());
+        }
     }
 
     /**

@@ -1,0 +1,53 @@
+package io.nodelabeller.source.nvidia;
+
+import io.nodelabeller.feature.Features;
+import io.nodelabeller.feature.Instance;
+import io.nodelabeller.label.Evidence;
+import io.nodelabeller.label.LabelDoc;
+
+import java.util.List;
+
+/**
+ * GFD's vGPU labels (k8s-device-plugin {@code internal/lm/vgpu.go}), from the {@code nvidia.vgpu} instances, with or
+ * without NVML: {@code vgpu.present=true} when there is a vGPU, {@code false} on a GPU node where the scan found none, and the
+ * host's vGPU manager driver version and branch, the last vGPU's in address order when there are several. The GPU
+ * Operator reads {@code vgpu.host-driver-version} to keep vGPU guests out of its MIG management.
+ */
+final class VgpuLabeler extends GpuLabeler {
+
+    static final String FROM = NvidiaSource.VGPU_ORIGIN + " (sources.nvidia.vgpu)";
+
+    @Override
+    public List<LabelDoc> docs() {
+        return List.of(
+                Out.doc("vgpu.present", FROM, "true", "true: the node is a VM with an NVIDIA vGPU; false: a GPU node"
+                        + " without one. Only with sources.nvidia.vgpu, which needs CAP_SYS_ADMIN (docs/gpu.md)."),
+                Out.doc("vgpu.host-driver-version", FROM + ", host driver record", "550.54.16",
+                        "The vGPU manager's driver version on the hypervisor host."),
+                Out.doc("vgpu.host-driver-branch", FROM + ", host driver record", "r550_40",
+                        "The vGPU manager's driver branch on the hypervisor host."));
+    }
+
+    @Override
+    void label(GpuFacts facts, Out out) {
+        Features f = facts.features();
+        String key = NvidiaSource.NAME + "." + NvidiaFeatures.VGPU;
+        if (!f.allInstances().containsKey(key)) {
+            return; // not looked for, or the scan failed: no vGPU label, as GFD
+        }
+        List<Instance> vgpus = f.instances(key);
+        String where = Evidence.from(f, key);
+        if (vgpus.isEmpty()) {
+            // GFD writes false wherever its scan works; here only on GPU nodes, which alone carry nvidia.com labels
+            if (facts.pciGpuPresent() || facts.nvmlUsable()) {
+                out.put("vgpu.present", "false", Out.NVML_AND_PCI, "no NVIDIA device with a vGPU capability" + where);
+            }
+            return;
+        }
+        NvidiaFeatures.Vgpu last = NvidiaFeatures.Vgpu.from(vgpus.get(vgpus.size() - 1));
+        out.put("vgpu.present", "true", vgpus.size() + " vGPU(s): " + String.join(", ",
+                vgpus.stream().map(i -> i.get("address")).toList()) + where);
+        out.put("vgpu.host-driver-version", last.hostDriverVersion(), "host driver record of " + last.address() + where);
+        out.put("vgpu.host-driver-branch", last.hostDriverBranch(), "host driver record of " + last.address() + where);
+    }
+}
