@@ -18,7 +18,9 @@
 #     with BENCH_CLASSES, NvmlBench: the time of load, nvmlInit_v2, queries, shutdown of 5 sessions in one JVM;
 #  5. start-up: the runtime's `java -version`, `print`, `print --sources=all,-nvidia`, 7 rounds alternated (timing.py);
 #  6. two daemons side by side for 40 s (`run`, core.noPublish: no API server needed, 5 s cycles), with and
-#     without the nvidia source: VmRSS / RssAnon at rest, CPU per cycle, their threads and the NVIDIA mappings.
+#     without the nvidia source: VmRSS / RssAnon at rest, CPU per cycle, their threads and the NVIDIA mappings, and
+#     the /dev/nvidia* files each holds open between cycles (sampled 20 times; none may stay open: an open device
+#     blocks the driver's unload in an upgrade and a MIG reconfiguration).
 set -u
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then echo "usage: $0 RUNTIME_DIR OUT_DIR [BENCH_CLASSES]" >&2; exit 2; fi
 classes=${3:+$(cd "$3" && pwd)}
@@ -84,6 +86,16 @@ for p in "$p1 all sources" "$p2 without nvidia"; do
   echo "   threads: $(cat /proc/$pid/task/*/comm | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
   echo "   NVIDIA mappings (Rss kB): $(awk '/^[0-9a-f]+-/{n=$6} /^Rss:/{if (n ~ /nvidia|cuda/) r[n]+=$2} END{for (k in r) printf "%s %d; ", k, r[k]}' /proc/$pid/smaps)"
 done
+held=0
+for i in $(seq 20); do
+  for pid in $p1 $p2; do
+    open=$(ls -l /proc/$pid/fd 2>/dev/null | grep -o '/dev/nvidia[^ ]*' | sort -u | tr '\n' ' ')
+    if [ -n "$open" ]; then held=$((held + 1)); echo "   pid $pid holds open between cycles (sample $i): $open"; fi
+  done
+  sleep 0.$((RANDOM % 9 + 1))
+done
+echo "devices held open between cycles: $held of 40 samples"
+[ "$held" -eq 0 ] || status=1
 python3 -c "
 el = $u - $t; cyc = el / 5; tck = $(getconf CLK_TCK)
 print(f'CPU over {el:.0f} s ({cyc:.0f} cycles): all sources {($d1 - $c1) * 1000 / tck / cyc:.1f} ms a cycle, without nvidia {($d2 - $c2) * 1000 / tck / cyc:.1f} ms a cycle')"

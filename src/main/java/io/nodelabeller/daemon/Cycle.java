@@ -63,7 +63,9 @@ public final class Cycle {
     /**
      * {@code failOnNvmlInitError}: the device plugin's {@code flags.failOnInitError}. When NVML cannot be
      * initialised on a node with an NVIDIA GPU ({@link NvmlState#initFailedOnGpuNode()}), the cycle publishes
-     * nothing and its outcome is {@code fatal}, so that the process exits 1 as GFD does.
+     * nothing and its outcome is {@code fatal}, so that the process exits 1 as GFD does. A library that does not
+     * match the loaded driver (NVML error 18, {@link NvmlState#libraryMismatch()}) is fatal whatever the flag: only a
+     * new container gets the upgraded driver's library.
      */
     public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
                  Metrics metrics, Clock clock, boolean failOnNvmlInitError) {
@@ -123,6 +125,14 @@ public final class Cycle {
             metrics.discovery(snapshot.statuses().values());
             NvmlState nvml = NvmlState.of(snapshot);
             metrics.nvml(nvml);
+            if (nvml.libraryMismatch()) {
+                // not logged here either: run and once print it as their last line, and exit 1; the kubelet then
+                // starts a new container, which the container runtime gives the new driver's library
+                String why = "NVML's library does not match the loaded NVIDIA driver (" + nvml.error() + "): the driver"
+                        + " changed after this container started; exiting so that a new container gets the new driver's"
+                        + " library (the node's labels stay as they are)";
+                return new Outcome(false, null, List.of(why), why);
+            }
             if (failOnNvmlInitError && nvml.initFailedOnGpuNode()) {
                 // not logged here: run and once print it as their last line, and exit 1
                 String why = nvml.describe() + "; flags.failOnInitError is true: nothing published";

@@ -13,8 +13,12 @@ import io.nodelabeller.feature.SourceStatus;
  * @param gpuOnPci an NVIDIA GPU (vendor 10de, class 0300 or 0302) is on the PCI bus; null when the pci source did
  *                not run or failed, so that nobody knows
  * @param error   NVML's error when not up, else null
+ * @param errorCode NVML's return code when not up and NVML gave one, else null
  */
-public record NvmlState(boolean ran, boolean up, Boolean gpuOnPci, String error) {
+public record NvmlState(boolean ran, boolean up, Boolean gpuOnPci, String error, Integer errorCode) {
+
+    /** {@code NVML_ERROR_LIB_RM_VERSION_MISMATCH}: the library and the loaded kernel module are different versions. */
+    static final int LIB_RM_VERSION_MISMATCH = 18;
 
     static final String NVML = "nvidia.nvml";
     static final String PCI_SOURCE = "pci";
@@ -26,8 +30,20 @@ public record NvmlState(boolean ran, boolean up, Boolean gpuOnPci, String error)
         if (pci != null && pci.ok()) {
             gpu = NvidiaPci.anyIn(snapshot.features());
         }
-        return new NvmlState(status != null, "ok".equals(status), gpu,
-                status == null || "ok".equals(status) ? null : snapshot.features().attribute(NVML, "error"));
+        boolean up = "ok".equals(status);
+        String code = status == null || up ? null : snapshot.features().attribute(NVML, "errorCode");
+        return new NvmlState(status != null, up, gpu,
+                status == null || up ? null : snapshot.features().attribute(NVML, "error"),
+                code == null || !code.matches("-?\\d{1,9}") ? null : Integer.valueOf(code));
+    }
+
+    /**
+     * NVML's library is not the loaded driver's (error 18): the driver was upgraded or reloaded after this process
+     * loaded the library the container runtime gave it at creation. Nothing in this process can fix that; a new
+     * container gets the new driver's library.
+     */
+    boolean libraryMismatch() {
+        return ran && !up && errorCode != null && errorCode == LIB_RM_VERSION_MISMATCH;
     }
 
     /**

@@ -93,6 +93,24 @@ class FailOnInitErrorCliTest {
         assertTrue(Files.exists(out()));
     }
 
+    /**
+     * NVML error 18 (the driver was upgraded after the container started; the runtime injected the old library):
+     * {@code run} exits 1 whatever failOnInitError says, publishing nothing, so that the kubelet starts a new
+     * container with the new library; the labels on the node stay as they were.
+     */
+    @Test
+    void runExitsOneOnALibraryThatDoesNotMatchTheDriverWhateverTheFlag() throws Exception {
+        Path lib = FakeNvml.nvml().rc("nvmlInit_v2", 18).gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "publish:\n  node: false\n  featuresFile: " + out() + "\ndaemon:\n  port: 0\n");
+        Cli.Result r = Cli.run("run", "--config", cfg.toString(), "--fail-on-init-error=false",
+                "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib.toString());
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("node-labeller run: NVML's library does not match the loaded NVIDIA driver"
+                + " (nvmlInit_v2 failed: 18 (Driver/library version mismatch))"), r.err());
+        assertFalse(Files.exists(out()), "nothing published");
+    }
+
     @Test
     void aNodeWithoutNvidiaGpuIsNotAFailure() throws Exception {
         Cli.Result r = cli("once", "cloud-vm", true);

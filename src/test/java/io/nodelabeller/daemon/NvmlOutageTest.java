@@ -21,6 +21,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -61,6 +62,48 @@ class NvmlOutageTest {
     }
 
     /**
+     * A driver upgrade under a running agent (no Operator gate, or a host-installed driver): the module is unloaded
+     * (nvmlInit_v2 answers 9), the new one loaded while the container still holds the old library (18, "Driver/library
+     * version mismatch", until a new container is created: the runtime injects the library at creation). The labels
+     * stay through both; at 18 the cycle publishes nothing and ends the process, and the next process (the restarted
+     * container, its retention seeded from the node as {@code run} does) labels the new driver without removing any
+     * label on the way.
+     */
+    @Test
+    void aDriverUpgradeKeepsTheLabelsAndTheNextContainerTakesTheNewDriver() {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        Path lib = FakeNvml.nvml().driver("570.133.20").gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        Cycle cycle = pciAndNvidiaCycle(Hosts.root("gpu-server"), lib, 3);
+        Fakes.RecordingPublisher out = (Fakes.RecordingPublisher) cycle.publishers().get(0);
+        assertNull(cycle.run().fatal());
+        Map<String, String> before = out.last();
+        assertEquals("570.133.20", before.get("nvidia.com/cuda.driver-version.full"));
+
+        FakeNvml.nvml().rc("nvmlInit_v2", 9).gpus(8, FakeNvml.a100_80gb()).writeConfig(lib.getParent());
+        Cycle.Outcome unloaded = cycle.run();
+        assertNull(unloaded.fatal(), "a driver that is not loaded is waited for");
+        assertEquals(before, out.last());
+
+        FakeNvml.nvml().rc("nvmlInit_v2", 18).gpus(8, FakeNvml.a100_80gb()).writeConfig(lib.getParent());
+        int published = out.published.size();
+        Cycle.Outcome mismatch = cycle.run();
+        assertTrue(mismatch.fatal() != null && mismatch.fatal().contains("Driver/library version mismatch")
+                && mismatch.fatal().contains("exiting so that a new container gets the new driver's library"),
+                String.valueOf(mismatch.fatal()));
+        assertEquals(published, out.published.size(), "nothing published: the node keeps its labels");
+
+        // the new container: the new driver's library, the node's labels as the previous process left them
+        FakeNvml.nvml().driver("580.95.05").cuda(13000).gpus(8, FakeNvml.a100_80gb()).writeConfig(lib.getParent());
+        Cycle next = pciAndNvidiaCycle(Hosts.root("gpu-server"), lib, 3, before);
+        Fakes.RecordingPublisher nextOut = (Fakes.RecordingPublisher) next.publishers().get(0);
+        assertNull(next.run().fatal());
+        assertEquals("580.95.05", nextOut.last().get("nvidia.com/cuda.driver-version.full"));
+        java.util.Set<String> lost = new java.util.TreeSet<>(before.keySet());
+        lost.removeAll(nextOut.last().keySet());
+        assertEquals(java.util.Set.of(), lost, "no label removed across the upgrade");
+    }
+
+    /**
      * gpu.mode is computed from NVML and from the PCI classes: a PCI scan that fails (its directory unreadable for a
      * while) must not turn compute into unknown; the label keeps its value for staleAfter cycles like any other.
      */
@@ -94,12 +137,18 @@ class NvmlOutageTest {
 
     /** The pci and nvidia sources on {@code host} with NVML from {@code lib}, publishing to one recorder. */
     private static Cycle pciAndNvidiaCycle(Path host, Path lib, int staleAfter) {
+        return pciAndNvidiaCycle(host, lib, staleAfter, Map.of());
+    }
+
+    /** The same, started on a node that carries {@code onNode} (a restart: the retention seeded as {@code run} does). */
+    private static Cycle pciAndNvidiaCycle(Path host, Path lib, int staleAfter, Map<String, String> onNode) {
         Options options = new Options(host, lib.toString(), null, true, null);
         List<String> sources = List.of("pci", "nvidia");
         return new Cycle(
                 new Discovery(new HostFs(host), Catalog.sources(Config.DEFAULT, options, sources)),
                 new Labelling(Catalog.labelers(Config.DEFAULT, options, sources), Catalog.labelValidity(Config.DEFAULT.core()), null),
-                Retention.initial(staleAfter), List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
+                Retention.initial(staleAfter).withPrevious(io.nodelabeller.label.LabelSet.Kind.LABEL, onNode),
+                List.of(new Fakes.RecordingPublisher("node")), new Metrics(),
                 Clock.systemUTC());
     }
 }

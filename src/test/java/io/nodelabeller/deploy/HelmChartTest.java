@@ -360,16 +360,48 @@ class HelmChartTest {
                         - matchExpressions: [{key: pool, operator: In, values: [training]}]
                   podAntiAffinity: {}
                 """);
-        for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
-            var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
-                    .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
-            assertEquals(1, terms.size());
-            assertEquals(List.of("pool", "nvidia.com/gpu.present"),
-                    terms.get(0).getMatchExpressions().stream().map(x -> x.getKey()).toList(), ds.getMetadata().getName());
-            assertEquals(ds.getMetadata().getName().endsWith("-gpu") ? "In" : "NotIn",
-                    terms.get(0).getMatchExpressions().get(1).getOperator());
+        DaemonSet plain = one(helm, DaemonSet.class, "node-labeller");
+        DaemonSet gpu = one(helm, DaemonSet.class, "node-labeller-gpu");
+        java.util.function.Function<Map<String, String>, Map<String, String>> inPool = node -> {
+            Map<String, String> m = new TreeMap<>(node);
+            m.put("pool", "training");
+            return m;
+        };
+        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"),
+                ManifestsTest.GPU_NODE_STATES.stream().map(n -> ManifestsTest.agentOn(plain, gpu, inPool.apply(n))).toList(),
+                "in the user's pool: as without an affinity of one's own");
+        assertEquals(java.util.Collections.nCopies(7, "none"),
+                ManifestsTest.GPU_NODE_STATES.stream().map(n -> ManifestsTest.agentOn(plain, gpu, n)).toList(),
+                "outside the pool: neither");
+        for (DaemonSet ds : List.of(plain, gpu)) {
             assertEquals("linux", ds.getSpec().getTemplate().getSpec().getNodeSelector().get("kubernetes.io/os"));
         }
+    }
+
+    /**
+     * gpu.deployClient: the GPU agent follows the GPU Operator's gate for GPU clients. "optional" (default) as the
+     * kustomize overlay: where the label is true or absent. "required": a nodeSelector on it, the form
+     * k8s-driver-manager waits for before it unloads the driver (internal/kubernetes/client.go,
+     * WaitForPodsWithNodeSelector looks at spec.nodeSelector keys only), at the price of GPU nodes without the label.
+     */
+    @Test
+    void theGpuAgentFollowsTheOperatorsGateForGpuClients(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> optional = templateWith(tmp, "gpu: {enabled: true}\n");
+        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"), ManifestsTest.GPU_NODE_STATES.stream()
+                .map(n -> ManifestsTest.agentOn(one(optional, DaemonSet.class, "node-labeller"),
+                        one(optional, DaemonSet.class, "node-labeller-gpu"), n)).toList());
+        assertEquals(ofKind(Manifests.render("overlays/gpu"), DaemonSet.class).stream().map(ds -> ds.getSpec().getTemplate()
+                        .getSpec().getAffinity()).toList(),
+                ofKind(optional, DaemonSet.class).stream().map(ds -> ds.getSpec().getTemplate().getSpec().getAffinity()).toList(),
+                "the chart and the kustomize overlay select the same nodes the same way");
+
+        List<HasMetadata> required = templateWith(tmp, "gpu: {enabled: true, deployClient: required}\n");
+        DaemonSet gpu = one(required, DaemonSet.class, "node-labeller-gpu");
+        assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
+        assertEquals(List.of("plain", "plain", "none", "gpu", "none", "none", "none"), ManifestsTest.GPU_NODE_STATES.stream()
+                .map(n -> ManifestsTest.agentOn(one(required, DaemonSet.class, "node-labeller"), gpu, n)).toList());
+        assertFalse(one(required, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getNodeSelector()
+                .containsKey("nvidia.com/gpu.deploy.client"));
     }
 
     @Test

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
-import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -401,9 +400,10 @@ class ManifestsTest {
                 .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
         assertEquals("all", env.get("NVIDIA_VISIBLE_DEVICES"));
         assertEquals("utility", env.get("NVIDIA_DRIVER_CAPABILITIES"));
-        // Complementary: a node is either GPU (gpu.present=true) or not, never both, never neither.
-        assertEquals(new NodeSelectorRequirement("nvidia.com/gpu.present", "In", List.of("true")), gpuTerm(gpu));
-        assertEquals(new NodeSelectorRequirement("nvidia.com/gpu.present", "NotIn", List.of("true")), gpuTerm(plain));
+        // A node is GPU (gpu.present=true) or not: one of the two agents, never both; none while the GPU Operator
+        // pauses GPU clients for a driver upgrade or a MIG change (nobody touches the labels meanwhile).
+        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"),
+                GPU_NODE_STATES.stream().map(node -> agentOn(plain, gpu, node)).toList());
         // Two DaemonSets must not select each other's pods.
         assertNotEquals(plain.getSpec().getSelector().getMatchLabels(), gpu.getSpec().getSelector().getMatchLabels());
         assertFalse(gpu.getSpec().getTemplate().getMetadata().getLabels().entrySet()
@@ -447,12 +447,50 @@ class ManifestsTest {
                 .replace("  nvidia:\n    vgpu: true\n", "")), "the shipped config otherwise");
     }
 
-    private static NodeSelectorRequirement gpuTerm(DaemonSet ds) {
-        var terms = ds.getSpec().getTemplate().getSpec().getAffinity().getNodeAffinity()
-                .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
-        assertEquals(1, terms.size());
-        assertEquals(1, terms.get(0).getMatchExpressions().size());
-        return terms.get(0).getMatchExpressions().get(0);
+    /**
+     * docs/gpu.md's kustomize overlay that makes gpu.deploy.client required, as printed there: the GPU agent only where
+     * the Operator set it to true, and a nodeSelector key, which k8s-driver-manager waits for.
+     */
+    @Test
+    void theDocumentedRequiredClientGateRunsTheGpuAgentOnlyWhereTheOperatorAllows(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        String doc = Files.readString(Path.of("docs/gpu.md"));
+        int start = doc.indexOf("# kustomization.yaml (gpu.deploy.client required)");
+        assertTrue(start > 0, "docs/gpu.md has the overlay");
+        String block = doc.substring(start, doc.indexOf("```", start)).replaceAll("(?m)^  ", "");
+        Files.writeString(tmp.resolve("kustomization.yaml"), block.replace("../../manifests/overlays/gpu",
+                Manifests.ROOT.resolve("overlays/gpu").toAbsolutePath().toString()));
+        List<HasMetadata> objects = Kustomize.render(tmp).stream().map(r -> Manifests.toModel(r.object())).toList();
+        DaemonSet gpu = one(objects, DaemonSet.class, "node-labeller-gpu");
+        assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
+        assertEquals(List.of("plain", "plain", "none", "gpu", "none", "none", "none"), GPU_NODE_STATES.stream()
+                .map(n -> agentOn(one(objects, DaemonSet.class, "node-labeller"), gpu, n)).toList());
+    }
+
+    /**
+     * Node label states, in order: a CPU node; a CPU node under the GPU Operator (which labels GPU nodes only, so
+     * gpu.deploy.client absent); a GPU node without the Operator (or one older than 26.7, which sets no
+     * gpu.deploy.client); a GPU node of the Operator 26.7+ (gpu.deploy.client=true, gpu-operator state_manager.go);
+     * the same while k8s-driver-manager upgrades the driver (cmd/driver-manager/main.go, maybeSetPaused:
+     * paused-for-driver-upgrade), while mig-parted changes the MIG layout (paused-for-mig-change), and with GPU
+     * clients switched off (false).
+     */
+    static final List<Map<String, String>> GPU_NODE_STATES = List.of(
+            Map.of("kubernetes.io/os", "linux"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.deploy.driver", "false"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.client", "true"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true",
+                    "nvidia.com/gpu.deploy.client", "paused-for-driver-upgrade"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true",
+                    "nvidia.com/gpu.deploy.client", "paused-for-mig-change"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.client", "false"));
+
+    /** Which agent runs on a node with {@code labels}: "plain", "gpu", "none", or "both" (a defect). */
+    static String agentOn(DaemonSet plain, DaemonSet gpu, Map<String, String> labels) {
+        boolean p = io.nodelabeller.testing.NodeAffinity.selects(plain.getSpec().getTemplate().getSpec(), labels);
+        boolean g = io.nodelabeller.testing.NodeAffinity.selects(gpu.getSpec().getTemplate().getSpec(), labels);
+        return p && g ? "both" : p ? "plain" : g ? "gpu" : "none";
     }
 
     @Test

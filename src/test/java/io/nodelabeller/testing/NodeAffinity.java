@@ -2,6 +2,7 @@ package io.nodelabeller.testing;
 
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
 
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,22 @@ public final class NodeAffinity {
     public static boolean matches(Map<String, String> labels, List<NodeSelectorTerm> terms) {
         return terms.stream().anyMatch(t -> !t.getMatchExpressions().isEmpty()
                 && t.getMatchExpressions().stream().allMatch(r -> matches(labels, r)));
+    }
+
+    /**
+     * Whether a pod may run on a node with {@code labels}: every {@code nodeSelector} pair present and the required
+     * node affinity, if any, satisfied ({@code GetRequiredNodeAffinity(pod).Match} in the same package). The DaemonSet
+     * controller runs its pod exactly there and removes it when a label change ends it (pkg/controller/daemon,
+     * {@code NodeShouldRunDaemonPod}).
+     */
+    public static boolean selects(PodSpec pod, Map<String, String> labels) {
+        if (pod.getNodeSelector() != null && !pod.getNodeSelector().entrySet().stream()
+                .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
+            return false;
+        }
+        var affinity = pod.getAffinity() == null ? null : pod.getAffinity().getNodeAffinity();
+        var required = affinity == null ? null : affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
+        return required == null || matches(labels, required.getNodeSelectorTerms());
     }
 
     /** One requirement. */
