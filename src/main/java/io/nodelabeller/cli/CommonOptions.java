@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** Options every command takes. */
@@ -177,6 +178,17 @@ final class CommonOptions {
                     "--device-plugin-config and --device-plugin-config-dir: give one of them");
         }
         return DevicePluginConfigs.choose(devicePluginConfigDir, nodeLabel, devicePluginDefaultConfig);
+    }
+
+    /** The files a (re)load read, for its log line: "config /etc/x/config.yaml, device plugin config /etc/x/dp.yaml". */
+    String describeFiles(DevicePluginConfigs.Choice choice) {
+        List<String> parts = new ArrayList<>();
+        parts.add(config == null ? "no config file (defaults)" : "config " + config);
+        Path dp = devicePluginFile(choice);
+        if (dp != null) {
+            parts.add("device plugin config " + (choice == null ? "" : "'" + choice.name() + "' ") + dp);
+        }
+        return String.join(", ", parts);
     }
 
     private Path devicePluginFile(DevicePluginConfigs.Choice choice) {

@@ -138,8 +138,7 @@ final class LiveConfig implements ConfigWatch.Listener {
         if (d != null && !before.core().sleepInterval().equals(loaded.core().sleepInterval())) {
             d.setInterval(loaded.core().sleepInterval());
         }
-        LOG.info("config reloaded{}{}", common.config == null ? "" : " from " + common.config,
-                dp == null ? "" : " with device plugin config '" + dp.name() + "'");
+        LOG.info("config reloaded: {}", common.describeFiles(dp));
         return true;
     }
 

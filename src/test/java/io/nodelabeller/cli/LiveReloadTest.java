@@ -308,7 +308,8 @@ class LiveReloadTest {
         } else if (failing == Failing.NVML_MISSING) {
             // without NVML nothing comes from the device plugin's config (GFD's labels need NVML): it is read, the
             // node keeps gpu.present (from the PCI scan) and gfd.timestamp, as documented, and nothing else of nvidia.com
-            awaitLog("config reloaded", 2);
+            // a reload names every file it read, the device plugin config included (not only the config file)
+            awaitLog("config reloaded: config " + cm.resolve("nfd.conf") + ", device plugin config " + dp.resolve("config.yaml"), 1);
             Files.writeString(featuresD.resolve("vendor"), "x=3\n");
             timed("a features.d value a rule copies", l -> "3".equals(l.get(PREFIX + "copied")));
             assertEquals(List.of("nvidia.com/gfd.timestamp", "nvidia.com/gpu.present"),
