@@ -1,0 +1,257 @@
+package io.nodelabeller.deploy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.nodelabeller.cli.Cli;
+import io.nodelabeller.testing.FakeNvml;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import static io.nodelabeller.deploy.Manifests.one;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * docs/migrating-from-nfd-gfd.md as printed: its commands (the print Job overlay, the jq programs for "before",
+ * orphans and rollback) run on a GPU Operator node modelled on the fakes — the DGX A100 tree and the fake NVML for 8 ×
+ * A100, NFD's and GFD's labels listed in nfd-master's annotation {@code nfd.node.kubernetes.io/feature-labels}
+ * (nfd-master's format: keys in feature.node.kubernetes.io without the prefix, others with it, sorted,
+ * comma-separated; pkg/nfd-master/nfd-master.go), the Operator's own labels beside them — and what each step says
+ * the output holds is checked.
+ */
+class MigrationGuideTest {
+
+    private static final Path GUIDE = Path.of("docs/migrating-from-nfd-gfd.md");
+    private static final String NFD_LABELS = "nfd.node.kubernetes.io/feature-labels";
+    private static final String OWNED = "node-labeller.io/managed-labels";
+    private static final String NFD = "feature.node.kubernetes.io/";
+    /** An NFD rule's label that the migrated config does not produce (a rule not ported). */
+    private static final String UNPORTED = NFD + "legacy-rule.enabled";
+    /** What the GPU Operator writes on its GPU nodes itself (gpu-operator state_manager.go, k8s-driver-manager). */
+    private static final Map<String, String> OPERATOR = Map.of(
+            "nvidia.com/gpu.present", "true",
+            "nvidia.com/gpu.deploy.driver", "true",
+            "nvidia.com/gpu.deploy.gpu-feature-discovery", "true",
+            "nvidia.com/gpu.deploy.device-plugin", "true",
+            "nvidia.com/gpu.deploy.client", "true",
+            "nvidia.com/mig.config", "all-disabled",
+            "nvidia.com/mig.config.state", "success",
+            "nvidia.com/gpu-driver-upgrade-state", "upgrade-done");
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void needsJqAndTheFakeLibrary() {
+        assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        boolean jq;
+        try {
+            jq = new ProcessBuilder("jq", "--version").redirectErrorStream(true).start().waitFor() == 0;
+        } catch (IOException | InterruptedException e) {
+            jq = false;
+        }
+        if (!jq && "true".equals(System.getenv("CI"))) {
+            fail("jq is needed to run the migration guide's commands; CI=true requires it");
+        }
+        assumeTrue(jq, "jq not installed: the migration guide's commands are not run");
+    }
+
+    /** The text of the fenced block that starts with {@code firstLine}, the guide's indentation removed. */
+    private static String block(String firstLine) throws IOException {
+        String doc = Files.readString(GUIDE);
+        int start = doc.indexOf(firstLine);
+        assertTrue(start > 0, "the guide has " + firstLine);
+        int lineStart = doc.lastIndexOf('\n', start) + 1;
+        String indent = doc.substring(lineStart, start);
+        String text = doc.substring(lineStart, doc.indexOf("```", start));
+        return text.lines().map(l -> l.startsWith(indent) ? l.substring(indent.length()) : l.strip())
+                .collect(Collectors.joining("\n"));
+    }
+
+    /** The jq program of the guide's command that contains {@code marker}: between {@code jq -r '} and the next quote. */
+    private static String jqProgram(String marker) throws IOException {
+        String doc = Files.readString(GUIDE);
+        int at = doc.indexOf(marker);
+        assertTrue(at > 0, "the guide has " + marker);
+        int start = doc.lastIndexOf("jq -r '", at) + "jq -r '".length();
+        return doc.substring(start, doc.indexOf('\'', start));
+    }
+
+    private List<String> jq(String program, String json) throws Exception {
+        Path in = Files.writeString(tmp.resolve("node.json"), json);
+        Process p = new ProcessBuilder("jq", "-r", program).redirectInput(in.toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), err);
+        return out.lines().toList();
+    }
+
+    /**
+     * Step 1's print Job, rendered from the guide's overlay on the shipped Job overlay, run with its own arguments
+     * (the ConfigMap's files where it mounts them, the DGX A100 as its host, the fake NVML as the runtime's library):
+     * the lines {@code kubectl logs} would show, stderr and stdout together.
+     */
+    private List<String> printJobLog() throws Exception {
+        Path overlay = Files.createDirectories(tmp.resolve("print"));
+        Files.writeString(overlay.resolve("kustomization.yaml"), block("# kustomization.yaml (print on one node)")
+                .replace("../../manifests/overlays/job", Manifests.ROOT.resolve("overlays/job").toAbsolutePath().toString()));
+        List<HasMetadata> objects = Kustomize.render(overlay).stream().map(r -> Manifests.toModel(r.object())).toList();
+        Job job = one(objects, Job.class, "node-labeller-once");
+        var pod = job.getSpec().getTemplate().getSpec();
+        assertEquals("nvidia", pod.getRuntimeClassName());
+        Container c = pod.getContainers().get(0);
+        assertEquals("all", c.getEnv().stream().filter(e -> e.getName().equals("NVIDIA_VISIBLE_DEVICES")).findFirst()
+                .orElseThrow().getValue());
+        Path etc = Files.createDirectories(tmp.resolve("etc"));
+        one(objects, ConfigMap.class, "node-labeller-config").getData().forEach((k, v) -> write(etc.resolve(k), v));
+        Path lib = FakeNvml.nvml().driver("580.95.05").cuda(13000).gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        List<String> args = new ArrayList<>();
+        for (String a : c.getArgs()) {
+            args.add(a.replace("/etc/node-labeller", etc.toString()).replace("--host-root=/host",
+                    "--host-root=" + Hosts.root("gpu-server")));
+        }
+        assertEquals("print", args.get(0));
+        assertTrue(args.contains("--no-timestamp"), args.toString());
+        args.add("--nvml-library"); // where the nvidia runtime puts it, the default search path finds it
+        args.add(lib.toString());
+        Cli.Result r = Cli.run(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        List<String> log = new ArrayList<>(r.err().lines().toList());
+        log.addAll(r.out().lines().toList());
+        return log;
+    }
+
+    private static void write(Path p, String text) {
+        try {
+            Files.writeString(p, text);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The node before the switch: NFD's and GFD's labels (as node-labeller computes them, less its own new ones). */
+    private static ObjectNode operatorNode(Map<String, String> produced, Map<String, String> extraAnnotations) {
+        Map<String, String> labels = new TreeMap<>();
+        produced.forEach((k, v) -> {
+            if (!k.equals("nvidia.com/gpu.models") && !k.startsWith("nvidia.com/gpu.model.")) {
+                labels.put(k, v);
+            }
+        });
+        labels.put("nvidia.com/gfd.timestamp", "1789843655");
+        labels.put(UNPORTED, "true");
+        labels.remove("nvidia.com/gpu.present"); // GFD writes none; the Operator does
+        String nfdList = labels.keySet().stream().map(k -> k.startsWith(NFD) ? k.substring(NFD.length()) : k).sorted()
+                .collect(Collectors.joining(","));
+        labels.putAll(OPERATOR);
+        labels.put("kubernetes.io/hostname", "dgx-07");
+        ObjectMapper m = new ObjectMapper();
+        ObjectNode node = m.createObjectNode();
+        ObjectNode meta = node.putObject("metadata");
+        meta.put("name", "dgx-07");
+        ObjectNode l = meta.putObject("labels");
+        labels.forEach(l::put);
+        ObjectNode a = meta.putObject("annotations");
+        a.put(NFD_LABELS, nfdList);
+        extraAnnotations.forEach(a::put);
+        return node;
+    }
+
+    private static Map<String, String> labelLines(List<String> lines) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String l : lines) {
+            int eq = l.indexOf('=');
+            m.put(l.substring(0, eq), l.substring(eq + 1));
+        }
+        return m;
+    }
+
+    /**
+     * Step 1: the diff of "before" (what nfd-master manages on the node) and "after" (the print Job's log, as the
+     * guide filters it) shows only what the guide says it may: node-labeller's new per-model labels and the
+     * Operator's gpu.present after, the unported rule's label before; no log line, no timestamp.
+     */
+    @Test
+    void stepOnesDiffShowsOnlyWhatTheGuideSaysItMay() throws Exception {
+        List<String> log = printJobLog();
+        String grep = block("kubectl get node NODE -o json | jq -r '.metadata.annotations[\"nfd.node.kubernetes.io/feature-labels\"] as $nfd")
+                .lines().filter(l -> l.contains("logs job/node-labeller-once")).findFirst().orElseThrow();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("grep -E '([^']+)'").matcher(grep);
+        assertTrue(m.find(), grep);
+        java.util.regex.Pattern labelLine = java.util.regex.Pattern.compile(m.group(1)); // ERE, the same here
+        List<String> after = log.stream().filter(l -> labelLine.matcher(l).find()).sorted().toList();
+        assertTrue(after.stream().noneMatch(l -> l.contains(" WARN ") || l.contains(" INFO ")), after.toString());
+        Map<String, String> produced = labelLines(after);
+        assertEquals("NVIDIA-A100-SXM4-80GB", produced.get("nvidia.com/gpu.product"), "the Job saw the GPUs");
+
+        List<String> before = jq(jqProgram("\"nfd.node.kubernetes.io/feature-labels\"] as $nfd"),
+                operatorNode(produced, Map.of()).toString()).stream().sorted().toList();
+        Set<String> onlyAfter = new TreeSet<>(after);
+        onlyAfter.removeAll(before);
+        Set<String> onlyBefore = new TreeSet<>(before);
+        onlyBefore.removeAll(after);
+
+        assertEquals(Set.of(UNPORTED + "=true"), onlyBefore, "only the rule not ported");
+        Set<String> keys = onlyAfter.stream().map(l -> l.substring(0, l.indexOf('='))).collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(keys.contains("nvidia.com/gpu.models") && keys.contains("nvidia.com/gpu.present")
+                && keys.stream().anyMatch(k -> k.startsWith("nvidia.com/gpu.model.")), keys.toString());
+        assertEquals(Set.of(), keys.stream().filter(k -> !k.equals("nvidia.com/gpu.models") && !k.equals("nvidia.com/gpu.present")
+                && !k.startsWith("nvidia.com/gpu.model.")).collect(Collectors.toSet()), "nothing else differs");
+        assertEquals(OPERATOR.get("nvidia.com/gpu.present"), produced.get("nvidia.com/gpu.present"), "the same value");
+        assertTrue(before.stream().noneMatch(l -> l.startsWith("nvidia.com/gfd.timestamp=")
+                || l.startsWith("nvidia.com/gpu.deploy.") || l.startsWith("nvidia.com/mig.config")), before.toString());
+    }
+
+    /** Step 3: the orphans are nfd-master's keys node-labeller does not list; after step 6 the command prints nothing. */
+    @Test
+    void stepThreeListsTheOrphansAndNothingOnceNfdsAnnotationIsGone() throws Exception {
+        Map<String, String> produced = labelLines(printJobLog().stream().filter(l -> l.matches("^[a-z0-9.-]+/[^ =]+=.*"))
+                .toList());
+        // what the DaemonSet lists once it took over: its labels (with the timestamp, which it writes), not the
+        // Operator's gpu.present, which nfd-master does not list and node-labeller leaves as it is
+        Set<String> ownedKeys = new TreeSet<>(produced.keySet());
+        ownedKeys.add("nvidia.com/gfd.timestamp");
+        ownedKeys.remove("nvidia.com/gpu.present");
+        String owned = String.join(",", ownedKeys);
+        ObjectNode node = operatorNode(produced, Map.of(OWNED, owned));
+        String program = jqProgram("($a[\"node-labeller.io/managed-labels\"]");
+        assertEquals(List.of(UNPORTED), jq(program, node.toString()));
+        ((ObjectNode) node.get("metadata").get("annotations")).remove(NFD_LABELS); // step 6
+        assertEquals(List.of(), jq(program, node.toString()));
+    }
+
+    /** Rolling back: the command names exactly node-labeller's own new labels, each with the "-" that removes it. */
+    @Test
+    void rollingBackRemovesExactlyTheLabelsOnlyNodeLabellerWrites() throws Exception {
+        Map<String, String> produced = labelLines(printJobLog().stream().filter(l -> l.matches("^[a-z0-9.-]+/[^ =]+=.*"))
+                .toList());
+        ObjectNode node = operatorNode(produced, Map.of());
+        ObjectNode labels = (ObjectNode) node.get("metadata").get("labels");
+        produced.forEach(labels::put); // node-labeller's labels on the node, its new ones included
+        List<String> removed = jq(jqProgram("select(. == \"nvidia.com/gpu.models\""), node.toString());
+        List<String> want = produced.keySet().stream().filter(k -> k.equals("nvidia.com/gpu.models")
+                || k.startsWith("nvidia.com/gpu.model.")).sorted().map(k -> k + "-").toList();
+        assertTrue(want.size() > 1, want.toString());
+        assertEquals(want, removed);
+    }
+}
