@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The shape of the code (docs/development.md), read from the source files: dependencies between the pipeline's
@@ -48,6 +50,13 @@ class ArchitectureTest {
     private static final Pattern READS_FILES = Pattern.compile(
             "import io\\.nodelabeller\\.source\\.HostFs;|import java\\.nio\\.file\\.|import java\\.io\\.(File|\\w*Reader|\\w*InputStream)\\b");
     private static final Pattern LABELS = Pattern.compile("import io\\.nodelabeller\\.label\\.");
+    /**
+     * Opening, listing or looking at a file without the host root: the JDK's file APIs a source could reach a host
+     * file with, imported or written out. Only {@code HostFs} may use them in the source stage.
+     */
+    static final Pattern OPENS_FILES = Pattern.compile("\\bjava\\.nio\\.file\\.(Files|Paths|FileSystems)\\b"
+            + "|\\bjava\\.io\\.(File|FileInputStream|FileReader|RandomAccessFile)\\b"
+            + "|\\bjava\\.nio\\.channels\\.FileChannel\\b|\\bnew File\\(|\\bPath\\.of\\(");
 
     private record JavaFile(Path path, String pkg, String text) {
         String top() {
@@ -157,6 +166,33 @@ class ArchitectureTest {
      * Inside a source's folder live its discovery and its labeler, each to its stage: code that reads host files
      * never labels, and a labeler never reads a file.
      */
+    /** A source reads the host through {@code HostFs} only, so that every read is under --host-root and bounded. */
+    @Test
+    void sourcesOpenNoFileThemselves() throws IOException {
+        List<String> violations = new ArrayList<>();
+        for (JavaFile f : files()) {
+            if (f.top().equals("source") && !f.path().endsWith("source/HostFs.java")
+                    && OPENS_FILES.matcher(f.text()).find()) {
+                violations.add(f.path() + " uses the JDK's file APIs itself (read through HostFs)");
+            }
+        }
+        assertEquals(List.of(), violations);
+    }
+
+    /** The pattern of {@link #sourcesOpenNoFileThemselves} catches the ways a source could open a file. */
+    @Test
+    void theFileApiPatternCatchesWhatItShould() {
+        for (String code : List.of("import java.nio.file.Files;", "java.nio.file.Files.readString(p)",
+                "import java.io.FileInputStream;", "import java.io.File;", "new File(\"/sys\")", "Path.of(\"/proc\")",
+                "import java.nio.channels.FileChannel;", "import java.nio.file.Paths;", "import java.io.RandomAccessFile;")) {
+            assertTrue(OPENS_FILES.matcher(code).find(), code);
+        }
+        for (String code : List.of("import java.nio.file.Path;", "import java.io.IOException;", "import java.io.InputStream;",
+                "host.open(path)", "import java.io.FileNotFoundException;")) {
+            assertFalse(OPENS_FILES.matcher(code).find(), code);
+        }
+    }
+
     @Test
     void discoveryNeverLabelsAndLabelersNeverReadFiles() throws IOException {
         List<String> violations = new ArrayList<>();

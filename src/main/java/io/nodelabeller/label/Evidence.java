@@ -42,22 +42,50 @@ public final class Evidence {
     }
 
     /**
-     * {@code paths} joined compactly, each followed by {@code suffix} ("" for none): siblings are written once, as
-     * {@code /sys/block/{sda, sdb}}.
+     * {@code paths} joined compactly, each followed by {@code suffix} ("" for none): what they share at the start and
+     * at the end is written once, as {@code /sys/block/{sda, sdb}} or {@code /sys/class/net/{ib0, ib1}/device}; paths
+     * that share no directory are listed as they are.
      */
     public static String join(List<String> paths, String suffix) {
         if (paths.isEmpty()) {
             return "";
         }
-        String parent = parent(paths.get(0));
-        if (paths.size() == 1 || parent == null || !paths.stream().allMatch(p -> parent.equals(parent(p)))) {
+        if (paths.size() == 1) {
+            return paths.get(0) + suffix;
+        }
+        List<String[]> parts = paths.stream().map(p -> p.split("/", -1)).toList();
+        int shortest = parts.stream().mapToInt(a -> a.length).min().orElse(0);
+        int lead = 0;
+        while (lead < shortest - 1 && same(parts, lead)) {
+            lead++;
+        }
+        int trail = 0;
+        while (trail < shortest - lead - 1 && sameFromEnd(parts, trail)) {
+            trail++;
+        }
+        if (lead < 2 || parts.get(0)[0].length() > 0) {
+            // no directory in common (or not absolute paths): as they are
             return String.join(", ", paths.stream().map(p -> p + suffix).toList());
         }
-        return parent + "/{" + String.join(", ", paths.stream().map(p -> p.substring(parent.length() + 1)).toList()) + "}" + suffix;
+        String[] first = parts.get(0);
+        String head = String.join("/", java.util.Arrays.copyOfRange(first, 0, lead));
+        String tail = String.join("/", java.util.Arrays.copyOfRange(first, first.length - trail, first.length));
+        int from = lead;
+        int back = trail;
+        List<String> middles = parts.stream()
+                .map(a -> String.join("/", java.util.Arrays.copyOfRange(a, from, a.length - back))).toList();
+        return head + "/{" + String.join(", ", middles) + "}" + (tail.isEmpty() ? "" : "/" + tail) + suffix;
     }
 
-    private static String parent(String path) {
-        int slash = path.lastIndexOf('/');
-        return slash <= 0 ? null : path.substring(0, slash);
+    /** Whether every path has the same segment at {@code index}. */
+    private static boolean same(List<String[]> parts, int index) {
+        String s = parts.get(0)[index];
+        return parts.stream().allMatch(a -> a[index].equals(s));
+    }
+
+    /** Whether every path has the same segment {@code back} places before its end. */
+    private static boolean sameFromEnd(List<String[]> parts, int back) {
+        String s = parts.get(0)[parts.get(0).length - 1 - back];
+        return parts.stream().allMatch(a -> a[a.length - 1 - back].equals(s));
     }
 }

@@ -69,6 +69,32 @@ public final class HostFs {
         return Files.isDirectory(path(hostPath));
     }
 
+    /** Whether {@code hostPath} is a regular file (links followed). */
+    public boolean isRegularFile(String hostPath) {
+        return Files.isRegularFile(path(hostPath));
+    }
+
+    /** The size of {@code hostPath} in bytes, as its directory entry says (sysfs files say 4096 whatever they hold). */
+    public long size(String hostPath) throws IOException {
+        return Files.size(path(hostPath));
+    }
+
+    /**
+     * Whether {@code hostPath} is the file {@code agentPath} of the agent's own file system (the same path, or the
+     * same file reached through another mount or link); false when either does not exist.
+     */
+    public boolean isSameFile(String hostPath, Path agentPath) {
+        Path file = path(hostPath);
+        if (file.toAbsolutePath().normalize().equals(agentPath.toAbsolutePath().normalize())) {
+            return true;
+        }
+        try {
+            return Files.isSameFile(file, agentPath);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /**
      * {@link #path} as a {@code java.io.File}, for the reads of every cycle: a big host reads 13,000 small files a
      * cycle, and a {@code Path} per file (resolved, turned into a {@code File} for the check, encoded again to open)
@@ -278,8 +304,12 @@ public final class HostFs {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason();
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "not a directory";
+        }
+        if (e instanceof FileSystemException f) {
+            // its message is the path, which the caller names already
+            return f.getReason() != null ? f.getReason() : f.getClass().getSimpleName();
         }
         String m = e.getMessage();
         return m == null || m.isBlank() ? e.getClass().getSimpleName() : m.lines().findFirst().orElse("").trim();

@@ -63,6 +63,17 @@ class LabelsCommandTest {
         assertEquals(Catalog.sourceNames(), backticked(listed.substring(listed.lastIndexOf(": ") + 2)));
     }
 
+    /** The two places that say how to regenerate docs/labels.md say it with one command, the command's own. */
+    @Test
+    void theRegenerationCommandIsTheSameEverywhere() throws Exception {
+        assertTrue(Files.readString(DOC).contains(LabelsCommand.REGENERATE));
+        assertTrue(Files.readString(Path.of("docs/development.md")).contains(LabelsCommand.REGENERATE));
+        for (Path page : List.of(Path.of("README.md"), Path.of("docs/development.md"))) {
+            assertTrue(Files.readString(page).lines().filter(l -> l.contains("labels --markdown") && l.contains("> docs/labels.md"))
+                    .allMatch(l -> l.contains(LabelsCommand.REGENERATE)), page + " names another command");
+        }
+    }
+
     /**
      * No page of the docs keeps a list of the sources by hand: one would go stale when a source is added. A run of
      * four or more source names in backticks is such a list; name a source where it matters, or point to

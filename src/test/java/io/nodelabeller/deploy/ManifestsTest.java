@@ -413,6 +413,19 @@ class ManifestsTest {
         assertEquals(plain.getSpec().getTemplate().getSpec().getVolumes(), gpuPod.getVolumes());
     }
 
+    /** docs/security.md's table of host paths is the list the manifests mount: a new one is documented there too. */
+    @Test
+    void securityMdListsExactlyTheMountedHostPaths() throws Exception {
+        Set<String> documented = new TreeSet<>();
+        for (String line : Files.readString(Path.of("docs/security.md")).lines().filter(l -> l.startsWith("| `/")).toList()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("`(/[^`]*)`").matcher(line.substring(0, line.indexOf(" |", 2)));
+            while (m.find()) {
+                documented.add(m.group(1));
+            }
+        }
+        assertEquals(new TreeSet<>(Manifests.HOST_PATHS), documented);
+    }
+
     /**
      * docs/gpu.md's kustomize overlay for vGPU labels, as printed there, on the shipped gpu overlay: the GPU DaemonSet
      * reads config-gpu.yaml (the shipped config plus sources.nvidia.vgpu, nothing else different) and runs as root with

@@ -16,6 +16,12 @@ class EvidenceTest {
         assertEquals("/sys/block/{sda, sdb}/queue/rotational", Evidence.join(List.of("/sys/block/sda", "/sys/block/sdb"), "/queue/rotational"));
         assertEquals("/sys/block/sda", Evidence.join(List.of("/sys/block/sda"), ""));
         assertEquals("/a/x, /b/y", Evidence.join(List.of("/a/x", "/b/y"), ""));
+        // per-port paths differ in the middle: the shared start and end once (a DGX's nine ports on one line)
+        assertEquals("/host/sys/class/net/{ibp12s0, ibp75s0, enp225s0f0np0}/device/sriov_numvfs",
+                Evidence.join(List.of("/host/sys/class/net/ibp12s0/device", "/host/sys/class/net/ibp75s0/device",
+                        "/host/sys/class/net/enp225s0f0np0/device"), "/sriov_numvfs"));
+        assertEquals("/sys/{a/x, b/x/y}", Evidence.join(List.of("/sys/a/x", "/sys/b/x/y"), ""));
+        assertEquals("/a/{b, b/c}", Evidence.join(List.of("/a/b", "/a/b/c"), ""));
         assertEquals("pci.device[0], pci.device[1]", Evidence.join(List.of("pci.device[0]", "pci.device[1]"), ""));
         assertEquals("", Evidence.join(List.of(), ""));
     }

@@ -39,6 +39,29 @@ class LabelDocTest {
         Catalog.docs().forEach((labeler, docs) -> assertFalse(docs.isEmpty(), labeler + " documents no label"));
     }
 
+    /**
+     * The naming rule of docs/development.md: a built-in source's label in feature.node.kubernetes.io begins with the
+     * source's name and "-" or "." (NFD's shape: {@code pci-…}, {@code memory-numa}), labels NFD does not have
+     * included, so that a key says which source made it. Rules' and feature files' keys are their authors'.
+     */
+    @Test
+    void builtInKeysBeginWithTheirSourcesName() {
+        List<String> off = new java.util.ArrayList<>();
+        Catalog.docs().forEach((labeler, docs) -> {
+            if (labeler.equals("custom") || labeler.equals("local")) {
+                return;
+            }
+            for (LabelDoc d : docs) {
+                String prefix = "feature.node.kubernetes.io/";
+                if (d.key().startsWith(prefix) && !d.key().startsWith(prefix + labeler + "-")
+                        && !d.key().startsWith(prefix + labeler + ".")) {
+                    off.add(d.key() + " (" + labeler + ")");
+                }
+            }
+        });
+        assertEquals(List.of(), off);
+    }
+
     @Test
     void eachKeyPatternIsDocumentedOncePerSource() {
         Set<String> seen = new HashSet<>();

@@ -6,7 +6,6 @@ import io.nodelabeller.source.HostFs;
 import io.nodelabeller.source.Source;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -65,13 +64,12 @@ public final class LocalSource implements Source {
                 continue;
             }
             String hostPath = DIR + "/" + name;
-            Path file = host.path(hostPath);
-            if (!Files.isRegularFile(file) || isOwnOutput(file)) {
+            if (!host.isRegularFile(hostPath) || (ownOutput != null && host.isSameFile(hostPath, ownOutput))) {
                 continue;
             }
             String text;
             try {
-                long size = Files.size(file);
+                long size = host.size(hostPath);
                 if (size > MAX_FILE_BYTES) {
                     warnings.warn(hostPath + ": skipped, " + size + " bytes is over the " + MAX_FILE_BYTES + " byte limit");
                     continue;
@@ -89,19 +87,5 @@ public final class LocalSource implements Source {
         String origin = host.path(DIR).toString();
         b.origin("label", origin).origin("feature", origin);
         return b.build();
-    }
-
-    private boolean isOwnOutput(Path file) {
-        if (ownOutput == null) {
-            return false;
-        }
-        if (file.toAbsolutePath().normalize().equals(ownOutput)) {
-            return true;
-        }
-        try {
-            return Files.isSameFile(file, ownOutput);
-        } catch (IOException e) {
-            return false; // our file does not exist (yet): nothing to skip
-        }
     }
 }

@@ -18,7 +18,8 @@ import java.util.Optional;
  * {@code device}, {@code subsystem_vendor}, {@code subsystem_device} and, when present, {@code sriov_totalvfs},
  * {@code iommu_group/type}, {@code iommu/intel-iommu/version}.
  *
- * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning; the devices directory
+ * <p>A device with a missing or non-hexadecimal mandatory file is skipped with a warning (when every device is, the
+ * source fails: its labels are kept); the devices directory
  * is listed with {@link HostFs#listHardware} (no PCI bus, as on some Arm VMs, is no devices; an unlistable
  * one fails the source). Each instance's origin is its device directory.
  */
@@ -40,12 +41,20 @@ public final class PciSource implements Source {
         // Ids repeat from device to device (a few vendors and classes, identical cards): each distinct value is kept
         // once. A big host's 2,000 devices hold some 10,000 values, mostly the same few dozen.
         Map<String, String> values = new HashMap<>();
-        for (String entry : host.listHardware(DEVICES)) {
+        List<String> entries = host.listHardware(DEVICES);
+        int read = 0;
+        for (String entry : entries) {
             String dir = DEVICES + "/" + entry;
             Optional<Map<String, String>> attrs = readDevice(host, dir, values, warnings);
             if (attrs.isPresent()) {
                 b.instance("device", attrs.get(), devices + "/" + entry); // host.path(dir), without a Path per device
+                read++;
             }
+        }
+        if (read == 0 && !entries.isEmpty()) {
+            // every device there and none readable: that says nothing about the node's hardware (a mount or
+            // permission problem), so the source fails and the labels of the last good cycle are kept
+            throw new IOException("none of the " + entries.size() + " PCI devices under " + devices + " could be read");
         }
         return b.build();
     }

@@ -126,6 +126,26 @@ class PciSourceTest {
         assertTrue(warnings.stream().allMatch(w -> w.chars().noneMatch(Character::isISOControl)), warnings.toString());
     }
 
+    /**
+     * Every device there and none readable (the hostile tree's readable ones taken away: an overlay or permission
+     * problem, not a node without PCI) fails the source, so its labels are kept; one readable device is enough to
+     * report what was read.
+     */
+    @Test
+    void whenNoDeviceIsReadableTheSourceFails() throws Exception {
+        Path root = Hosts.copy("hostile", tmp.resolve("h"));
+        Path devices = root.resolve("sys/bus/pci/devices");
+        for (String readable : List.of("00.0", "05.0", "07.0")) {
+            Files.delete(devices.resolve("0000:00:" + readable).resolve("vendor"));
+        }
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> new PciSource().discover(new HostFs(root), warnings::add));
+        assertTrue(e.getMessage().contains("none of the 12 PCI devices") && e.getMessage().contains(devices.toString()),
+                e.getMessage());
+        Files.writeString(devices.resolve("0000:00:05.0/vendor"), "0x10de\n");
+        assertEquals(1, new PciSource().discover(new HostFs(root), w -> { }).instances("pci.device").size());
+    }
+
     /** No PCI bus (an Arm VM with virtio-mmio devices) is no devices; an unlistable one or no sysfs fails the source. */
     @Test
     void noPciBusIsNoDevicesUnlessSysfsIsNotVisibleOrTheBusCannotBeListed() throws Exception {
