@@ -64,11 +64,13 @@ public final class ConfigLoader {
         }
         String dir = config.core().customRulesDir();
         List<String> skipped = strict ? null : new ArrayList<>();
-        List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems, skipped);
-        rejectIfNeeded(problems, config.warnings());
-        if (skipped != null && !skipped.isEmpty()) {
-            List<String> warnings = new ArrayList<>(config.warnings());
+        List<String> warnings = new ArrayList<>(config.warnings());
+        List<Rule> dirRules = dir.isEmpty() ? List.of() : RuleFiles.read(Path.of(dir), problems, skipped, warnings);
+        rejectIfNeeded(problems, warnings);
+        if (skipped != null) {
             warnings.addAll(skipped);
+        }
+        if (!warnings.equals(config.warnings())) {
             config = config.withCore(config.core(), warnings);
         }
         return dirRules.isEmpty() ? config : config.withSources(config.sources().withMoreRules(dirRules));

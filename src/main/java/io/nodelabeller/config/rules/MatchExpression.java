@@ -18,6 +18,7 @@ public record MatchExpression(Op op, List<String> values) {
 
     @Override
     public String toString() {
-        return values.isEmpty() ? op.name() : op.name() + " " + values;
+        String name = op == Op.Any ? "Any (op \"\")" : op.name();
+        return values.isEmpty() ? name : name + " " + values;
     }
 }

@@ -26,9 +26,10 @@ public final class RuleFiles {
      * The rules of {@code dir} (none when it does not exist). Strict ({@code skipped} null): every problem of every
      * file is added to {@code problems}. Lenient, as NFD's worker (source/custom: a rules file it cannot use is
      * logged and left out): a file with a problem is left out whole and described by one line in {@code skipped},
-     * and the other files are used.
+     * and the other files are used. What a used file holds that NFD's worker accepts leniently (a key it ignores) is
+     * added to {@code warnings}.
      */
-    public static List<Rule> read(Path dir, List<String> problems, List<String> skipped) {
+    public static List<Rule> read(Path dir, List<String> problems, List<String> skipped, List<String> warnings) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
@@ -47,11 +48,14 @@ public final class RuleFiles {
         }
         for (Path file : files) {
             List<String> own = new ArrayList<>();
-            List<Rule> read = readFile(file, own);
+            List<String> lenient = new ArrayList<>();
+            List<Rule> read = readFile(file, own, lenient);
             if (own.isEmpty()) {
                 rules.addAll(read);
+                warnings.addAll(lenient);
             } else if (skipped == null) {
                 problems.addAll(own);
+                warnings.addAll(lenient); // check-config lists everything
             } else {
                 skipped.add(file + ": rule file skipped, as NFD skips a rules file it cannot use: " + own.get(0)
                         + (own.size() > 1 ? " (and " + (own.size() - 1) + " more problem(s); check-config lists them)" : ""));
@@ -75,7 +79,7 @@ public final class RuleFiles {
         return out;
     }
 
-    private static List<Rule> readFile(Path file, List<String> problems) {
+    private static List<Rule> readFile(Path file, List<String> problems, List<String> warnings) {
         String text;
         try {
             text = Files.readString(file);
@@ -92,7 +96,9 @@ public final class RuleFiles {
                 root.problem("expected a list of rules");
                 return List.of();
             }
-            return RuleReader.readList(root);
+            List<Rule> rules = RuleReader.readList(root);
+            warnings.addAll(root.warnings());
+            return rules;
         } catch (ConfigException e) {
             problems.addAll(e.problems());
             return List.of();

@@ -26,6 +26,18 @@ public final class RuleReader {
     private static final List<String> TAINT_EFFECTS = List.of("NoSchedule", "PreferNoSchedule", "NoExecute");
     /** NFD's limit on a template's size. */
 
+    /**
+     * The two rule languages NFD has, kept apart as NFD keeps them: the worker's config ({@code sources.custom},
+     * custom.d; source/custom/api, with its leniencies) and nfd-master's NodeFeatureRule objects
+     * (api/nfd/v1alpha1, which the API server's schema checks first).
+     */
+    public enum Dialect {
+        /** nfd-worker's: {@code op: ""} or no op is Any, unknown keys of an expression are ignored (with a warning). */
+        WORKER,
+        /** nfd-master's NodeFeatureRule objects: every expression has one of the named operators, nothing else. */
+        OBJECT
+    }
+
     private RuleReader() {
     }
 
@@ -33,7 +45,7 @@ public final class RuleReader {
     public static List<Rule> readList(YamlNode n) {
         List<Rule> out = new ArrayList<>();
         for (YamlNode e : n.elements()) {
-            Rule r = read(e);
+            Rule r = read(e, Dialect.WORKER);
             if (r != null) {
                 out.add(r);
             }
@@ -54,7 +66,7 @@ public final class RuleReader {
         }
         for (int i = 0; i < rules.size(); i++) {
             List<String> problems = new ArrayList<>();
-            Rule rule = read(YamlNode.root("spec.rules", rules, problems).element(i));
+            Rule rule = read(YamlNode.root("spec.rules", rules, problems).element(i), Dialect.OBJECT);
             if (rule == null || !problems.isEmpty()) {
                 JsonNode name = rules.get(i).get("name");
                 skipped.add(origin + ": rule '" + (name == null ? "spec.rules[" + i + "]" : name.asText()) + "' skipped: "
@@ -66,8 +78,13 @@ public final class RuleReader {
         return List.copyOf(out);
     }
 
-    /** One rule, or null when it is unusable (the problems are recorded). */
+    /** One rule of the worker's config, or null when it is unusable (the problems are recorded). */
     public static Rule read(YamlNode n) {
+        return read(n, Dialect.WORKER);
+    }
+
+    /** One rule in {@code dialect}, or null when it is unusable (the problems are recorded). */
+    public static Rule read(YamlNode n, Dialect dialect) {
         if (n.isMissing()) {
             n.problem("expected a rule (a mapping with name, labels, matchFeatures, ...), got null");
             return null;
@@ -89,7 +106,7 @@ public final class RuleReader {
         Map<String, String> vars = values(n.child("vars"));
         GoTemplate labelsTemplate = template(n.child("labelsTemplate"));
         GoTemplate varsTemplate = template(n.child("varsTemplate"));
-        List<FeatureTerm> matchFeatures = terms(n.child("matchFeatures"));
+        List<FeatureTerm> matchFeatures = terms(n.child("matchFeatures"), dialect);
         List<List<FeatureTerm>> matchAny = new ArrayList<>();
         for (YamlNode alt : n.child("matchAny").elements()) {
             if (alt.isMissing()) {
@@ -100,7 +117,7 @@ public final class RuleReader {
                 if (alt.child("matchFeatures").isMissing()) {
                     alt.child("matchFeatures").problem("expected a list of feature terms (required in matchAny)");
                 }
-                matchAny.add(terms(alt.child("matchFeatures")));
+                matchAny.add(terms(alt.child("matchFeatures"), dialect));
             }
         }
         return new Rule(name, labels, labelsTemplate, vars, varsTemplate, matchFeatures, matchAny,
@@ -165,10 +182,10 @@ public final class RuleReader {
         }
     }
 
-    private static List<FeatureTerm> terms(YamlNode n) {
+    private static List<FeatureTerm> terms(YamlNode n, Dialect dialect) {
         List<FeatureTerm> out = new ArrayList<>();
         for (YamlNode t : n.elements()) {
-            FeatureTerm term = term(t);
+            FeatureTerm term = term(t, dialect);
             if (term != null) {
                 out.add(term);
             }
@@ -176,7 +193,7 @@ public final class RuleReader {
         return out;
     }
 
-    private static FeatureTerm term(YamlNode n) {
+    private static FeatureTerm term(YamlNode n, Dialect dialect) {
         if (n.isMissing()) {
             n.problem("expected a feature term (feature, matchExpressions, matchName), got null");
             return null;
@@ -195,7 +212,7 @@ public final class RuleReader {
             expressions = new LinkedHashMap<>();
             if (me.json().isArray()) {
                 for (YamlNode item : me.elements()) {
-                    String text = item.isMissing() || !item.json().isValueNode() ? null : item.json().asText();
+                    String text = item.isMissing() || !item.json().isTextual() ? null : item.json().asText();
                     if (text == null || text.isEmpty() || text.startsWith("=")) {
                         item.problem("expected a name or name=value");
                         continue;
@@ -206,7 +223,7 @@ public final class RuleReader {
                 }
             } else if (me.json().isObject()) {
                 for (Map.Entry<String, YamlNode> e : me.entries().entrySet()) {
-                    MatchExpression x = expression(e.getValue());
+                    MatchExpression x = expression(e.getValue(), dialect);
                     if (x != null) {
                         expressions.put(e.getKey(), x);
                     }
@@ -215,38 +232,58 @@ public final class RuleReader {
                 me.problem("expected a mapping of element name to expression, or a list of names");
             }
         }
-        MatchExpression matchName = n.child("matchName").json().isMissingNode() ? null : expression(n.child("matchName"));
+        MatchExpression matchName = n.child("matchName").json().isMissingNode() ? null
+                : expression(n.child("matchName"), dialect);
         return new FeatureTerm(feature == null ? "" : feature, expressions, matchName);
     }
 
     /**
      * An expression in any of NFD's forms: {@code null} (Exists), a scalar or list (In), or {@code {op, value}}
-     * where value is a scalar or a list.
+     * where value is a scalar or a list. A scalar number or boolean is the value NFD makes of it (Go's
+     * {@code strconv.FormatFloat(v, 'f', -1, 64)}, {@code FormatBool}); in a list only strings are values, as NFD
+     * refuses anything else there (source/custom/api/expression.go, {@code UnmarshalJSON}).
      */
-    static MatchExpression expression(YamlNode n) {
+    static MatchExpression expression(YamlNode n, Dialect dialect) {
         JsonNode j = n.json();
         if (n.isMissing()) {
             return MatchExpression.of(Op.Exists);
         }
         if (j.isValueNode()) {
-            return MatchExpression.of(Op.In, j.asText());
+            return MatchExpression.of(Op.In, scalar(j));
         }
         if (j.isArray()) {
             List<String> values = scalars(n);
             return values == null ? null : check(Op.In, values, n);
         }
-        if (!n.object("op", "value")) {
+        if (dialect == Dialect.WORKER) {
+            if (!j.isObject()) {
+                n.problem("expected an expression, got " + j.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
+                return null;
+            }
+            // nfd-worker decodes {op, value} into a struct: other keys (a `type:` of nfd-master's objects) are dropped
+            j.fieldNames().forEachRemaining(k -> {
+                if (!k.equals("op") && !k.equals("value")) {
+                    n.child(k).warn("unknown key ignored, as NFD's worker ignores it (an expression has op and value)");
+                }
+            });
+        } else if (!n.object("op", "value")) {
             return null;
         }
         YamlNode opNode = n.child("op");
-        String opText = opNode.string(null);
+        String opText = opNode.isMissing() ? null : opNode.string(null);
         Op op = null;
-        if (opText == null) {
+        if (dialect == Dialect.WORKER && (opNode.isMissing() || "".equals(opText))) {
+            op = Op.Any; // the worker's MatchAny: no op, or op ""
+        } else if (opText == null) {
             opNode.problem("expected an operator (one of " + Op.names() + ")");
         } else {
             try {
                 op = Op.valueOf(opText);
+                if (op == Op.Any) {
+                    throw new IllegalArgumentException(opText);
+                }
             } catch (IllegalArgumentException e) {
+                op = null;
                 opNode.problem("expected one of " + Op.names() + ", got '" + opText + "'");
             }
         }
@@ -255,7 +292,7 @@ public final class RuleReader {
         if (valueNode.isMissing()) {
             values = List.of();
         } else if (valueNode.json().isValueNode()) {
-            values = List.of(valueNode.json().asText());
+            values = List.of(scalar(valueNode.json()));
         } else {
             values = scalars(valueNode);
         }
@@ -263,6 +300,21 @@ public final class RuleReader {
             return null;
         }
         return check(op, values, valueNode.isMissing() ? n : valueNode);
+    }
+
+    /** A scalar as NFD's worker reads it: numbers through float64, as Go's FormatFloat(v, 'f', -1, 64) writes them. */
+    static String scalar(JsonNode j) {
+        if (j.isNumber()) {
+            double d = j.asDouble();
+            if (Double.isInfinite(d) || Double.isNaN(d)) {
+                return j.asText();
+            }
+            if (d == 0 && 1 / d < 0) {
+                return "-0";
+            }
+            return new java.math.BigDecimal(Double.toString(d)).stripTrailingZeros().toPlainString();
+        }
+        return j.asText();
     }
 
     private static List<String> scalars(YamlNode n) {
@@ -273,8 +325,10 @@ public final class RuleReader {
             return null;
         }
         for (YamlNode e : n.elements()) {
-            if (e.isMissing() || !e.json().isValueNode()) {
-                e.problem("expected a string");
+            if (e.isMissing() || !e.json().isTextual()) {
+                e.problem(e.isMissing() || !e.json().isValueNode() ? "expected a string"
+                        : "expected a string, got " + e.json().asText() + " (NFD refuses an unquoted number or boolean"
+                        + " in a list: quote it)");
                 ok = false;
             } else {
                 out.add(e.json().asText());
@@ -290,6 +344,7 @@ public final class RuleReader {
             case InRegexp -> values.isEmpty() ? "expected at least one regular expression for op InRegexp" : badRegexp(values);
             case Exists, DoesNotExist, IsTrue, IsFalse -> values.isEmpty() ? null
                     : "expected no value for op " + op + ", got " + values;
+            case Any -> values.isEmpty() ? null : "expected no value for op \"\" (any), got " + values;
             case Gt, Lt -> values.size() != 1 || !allIntegers(values)
                     ? "expected exactly one integer value for op " + op + ", got " + values : null;
             case GtLt -> values.size() != 2 || !allIntegers(values)

@@ -5,7 +5,8 @@ import io.nodelabeller.config.rules.MatchExpression;
 import com.google.re2j.Pattern;
 
 /**
- * NFD's operator semantics (nodefeaturerule/expression.go): a missing element satisfies only DoesNotExist,
+ * NFD's operator semantics (nodefeaturerule/expression.go): a missing element satisfies only DoesNotExist (and
+ * the worker's Any, which holds for anything),
  * so NotIn does not match a missing key; Gt/Lt/GtLt compare integers and fail the rule when the input is not
  * one; InRegexp is an unanchored search with Go's regexp semantics (RE2, as NFD). Values were checked when the config was read.
  */
@@ -17,6 +18,8 @@ public final class Expressions {
     /** Evaluates {@code e} on an element's value; {@code value} null means the element is missing. */
     public static boolean matches(MatchExpression e, String value) throws RuleException {
         switch (e.op()) {
+            case Any:
+                return true;
             case Exists:
                 return value != null;
             case DoesNotExist:
@@ -46,6 +49,7 @@ public final class Expressions {
     /** Evaluates {@code e} on a flag, which has a name but no value: only Exists and DoesNotExist can hold. */
     public static boolean matchesFlag(MatchExpression e, boolean present) {
         return switch (e.op()) {
+            case Any -> true;
             case Exists -> present;
             case DoesNotExist -> !present;
             default -> false;

@@ -40,7 +40,7 @@ class RuleReaderTest {
                     - feature: pci.device
                       matchExpressions:
                         vendor: "8086"
-                        device: ["1234", 5678]
+                        device: ["1234", "5678"]
                         sriov_totalvfs: null
                         class: {op: InRegexp, value: "^02"}
                         subsystem_vendor: {op: Gt, value: 7}
@@ -93,11 +93,9 @@ class RuleReaderTest {
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.x.value: expected no value for op Exists, "
                         + "got [1]",
                 "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.y: expected at least one value for op In",
-                "c.yaml: sources.custom[2].matchFeatures[0].matchExpressions.z.type: unknown key (expected one of: op, value)",
                 "c.yaml: sources.custom[2].matchFeatures[1].feature: expected a feature name <domain>.<feature> such as "
                         + "pci.device, got 'pcidevice'",
-                "c.yaml: sources.custom[2].matchFeatures[1].matchName.op: expected an operator (one of In, NotIn, "
-                        + "InRegexp, Exists, DoesNotExist, Gt, Lt, GtLt, IsTrue, IsFalse)",
+                "c.yaml: sources.custom[2].matchFeatures[1].matchName.value: expected no value for op \"\" (any), got [a]",
                 "c.yaml: sources.custom[2].matchAny[0].matchFeatures: expected a list of feature terms (required in matchAny)",
                 "c.yaml: sources.custom[2].matchAny[1].matchFeatures[0].matchExpressions[1]: expected a name or name=value",
                 "c.yaml: sources.custom[3].labels.bad: expected @<domain>.<feature>.<element> (a reference to an "
@@ -118,10 +116,9 @@ class RuleReaderTest {
                                 vendor: {op: Equals, value: ["8086"]}
                                 speed: {op: Gt, value: [fast]}
                                 class: {op: InRegexp, value: ["^03", "(["]}
-                                mtu: {op: GtLt, value: [9000, 1500]}
+                                mtu: {op: GtLt, value: ["9000", "1500"]}
                                 x: {op: Exists, value: 1}
                                 y: []
-                                z: {op: In, value: [a], type: version}
                             - feature: pcidevice
                               matchName: {value: [a]}
                           matchAny:
@@ -135,10 +132,92 @@ class RuleReaderTest {
                         """));
     }
 
+    /**
+     * nfd-worker's own leniencies and strictness (source/custom/api/expression.go, types.go, and its test table
+     * TestMatchExpressionValidate / TestUnmarshalMatchExpressionSet): no op or {@code op: ""} is MatchAny, which holds
+     * for anything and takes no value; keys besides op and value are dropped by its struct decoding (a warning here);
+     * a scalar number or boolean is a value (1.23, true), in a list only strings are.
+     */
+    @Test
+    void theWorkersLeniencies() throws Exception {
+        var loaded = Catalog.configLoader().parse("c.yaml", "sources:\n  custom:\n" + """
+                - name: lenient
+                  labels: {a: "1"}
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions:
+                        vendor: {}
+                        class: {op: ""}
+                        device: {op: In, value: ["1"], type: version}
+                        subsystem_vendor: {op: In, value: 1.23}
+                        subsystem_device: {op: In, value: true}
+                        sriov_totalvfs: 1.0
+                """.indent(4));
+        Map<String, MatchExpression> x = loaded.sources().custom().get(0).matchFeatures().get(0).matchExpressions();
+        assertEquals(MatchExpression.of(Op.Any), x.get("vendor"));
+        assertEquals(MatchExpression.of(Op.Any), x.get("class"));
+        assertEquals(MatchExpression.of(Op.In, "1"), x.get("device"));
+        assertEquals(MatchExpression.of(Op.In, "1.23"), x.get("subsystem_vendor"));
+        assertEquals(MatchExpression.of(Op.In, "true"), x.get("subsystem_device"));
+        assertEquals(MatchExpression.of(Op.In, "1"), x.get("sriov_totalvfs"), "Go's FormatFloat(1.0, 'f', -1, 64)");
+        assertEquals(List.of("c.yaml: sources.custom[0].matchFeatures[0].matchExpressions.device.type: unknown key ignored,"
+                + " as NFD's worker ignores it (an expression has op and value)"), loaded.warnings());
+
+        assertEquals(List.of(
+                "c.yaml: sources.custom[0].matchFeatures[0].matchExpressions.vendor.value: expected no value for op \"\" (any), got [x]",
+                "c.yaml: sources.custom[0].matchFeatures[0].matchExpressions.device.value[1]: expected a string, got 5678"
+                        + " (NFD refuses an unquoted number or boolean in a list: quote it)",
+                "c.yaml: sources.custom[0].matchFeatures[0].matchExpressions.class[0]: expected a string, got true"
+                        + " (NFD refuses an unquoted number or boolean in a list: quote it)"),
+                problems("""
+                        - name: strict
+                          matchFeatures:
+                            - feature: pci.device
+                              matchExpressions:
+                                vendor: {op: "", value: [x]}
+                                device: {op: In, value: ["1234", 5678]}
+                                class: [true]
+                        """));
+    }
+
+    /** In a custom.d file too: the rule is used, the ignored key is one warning of the loaded config. */
+    @Test
+    void aCustomDFilesIgnoredKeyIsAWarningAndItsRuleIsUsed() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("custom.d"));
+        Files.writeString(dir.resolve("team.yaml"), """
+                - name: versioned
+                  labels: {v: "1"}
+                  matchFeatures:
+                    - feature: kernel.version
+                      matchExpressions: {major: {op: Gt, value: "5", type: version}}
+                """);
+        Path cfg = Files.writeString(tmp.resolve("c.yaml"), "core:\n  customRulesDir: " + dir + "\n");
+        var config = Catalog.configLoader().load(cfg);
+        assertEquals(List.of("versioned"), config.sources().custom().stream().map(Rule::name).toList());
+        assertEquals(List.of(dir.resolve("team.yaml") + ": [0].matchFeatures[0].matchExpressions.major.type: unknown key"
+                + " ignored, as NFD's worker ignores it (an expression has op and value)"), config.warnings());
+    }
+
+    /** In a NodeFeatureRule object (nfd-master's language) none of that: no op is a problem, and the rule is skipped. */
+    @Test
+    void theObjectsLanguageHasNoneOfIt() throws Exception {
+        var rules = new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                [{"name": "any", "labels": {"a": "1"},
+                  "matchFeatures": [{"feature": "pci.device", "matchExpressions": {"vendor": {}}}]},
+                 {"name": "ok", "labels": {"b": "1"},
+                  "matchFeatures": [{"feature": "pci.device", "matchExpressions": {"vendor": {"op": "Exists"}}}]}]""");
+        List<String> skipped = new java.util.ArrayList<>();
+        List<Rule> read = RuleReader.readObjectRules("NodeFeatureRule x", rules, skipped);
+        assertEquals(List.of("ok"), read.stream().map(Rule::name).toList());
+        assertEquals(1, skipped.size());
+        assertTrue(skipped.get(0).contains("rule 'any' skipped") && skipped.get(0).contains("expected an operator"),
+                skipped.get(0));
+    }
+
     @Test
     void gtValidationFollowsNfd() {
-        for (String bad : List.of("{op: Gt, value: []}", "{op: Gt, value: [1, 2]}", "{op: Lt, value: [\"1.5\"]}",
-                "{op: GtLt, value: [1]}", "{op: GtLt, value: [a, 2]}", "{op: IsTrue, value: [x]}", "{op: In}",
+        for (String bad : List.of("{op: Gt, value: []}", "{op: Gt, value: [\"1\", \"2\"]}", "{op: Lt, value: [\"1.5\"]}",
+                "{op: GtLt, value: [\"1\"]}", "{op: GtLt, value: [a, \"2\"]}", "{op: IsTrue, value: [x]}", "{op: In}",
                 "{op: NotIn, value: []}", "{op: InRegexp}")) {
             List<String> p = problems("- {name: r, matchFeatures: [{feature: a.b, matchExpressions: {k: " + bad + "}}]}");
             assertEquals(1, p.size(), bad + " -> " + p);

@@ -60,6 +60,8 @@ class ExpressionsTest {
             "IsTrue;;false;false",
             "IsFalse;;false;true",
             "IsFalse;;true;false",
+            "Any;;<missing>;true",           // the worker's MatchAny: anything, present or not
+            "Any;;x;true",
     })
     void operators(Op op, String values, String in, boolean expected) throws Exception {
         assertEquals(expected, Expressions.matches(expr(op, values), input(in)));
@@ -89,6 +91,8 @@ class ExpressionsTest {
             "InRegexp;true;false",
             "Gt;true;false",
             "IsTrue;true;false",
+            "Any;true;true",
+            "Any;false;true",
     })
     void flags(Op op, boolean present, boolean expected) {
         assertEquals(expected, Expressions.matchesFlag(new MatchExpression(op, List.of()), present));

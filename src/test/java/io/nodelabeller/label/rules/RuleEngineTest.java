@@ -299,7 +299,7 @@ class RuleEngineTest {
                   labels: {union: "true"}
                   matchFeatures:
                     - feature: cpu.cpuid
-                      matchExpressions: {AVX2: {op: Exists}, AVX10_VERSION: {op: Gt, value: [0]}, SGX: {op: DoesNotExist}}
+                      matchExpressions: {AVX2: {op: Exists}, AVX10_VERSION: {op: Gt, value: ["0"]}, SGX: {op: DoesNotExist}}
                 - name: absent-must-be-absent-in-both
                   labels: {wrong: "true"}
                   matchFeatures:
@@ -338,6 +338,32 @@ class RuleEngineTest {
                       matchExpressions: {sriov_totalvfs: {op: DoesNotExist}, vendor: {op: NotIn, value: ["8086"]}}
                 """;
         assertEquals(Map.of("mlx-nic", "true", "no-sriov-10de", "true"), run(yaml, f));
+    }
+
+    /**
+     * The worker's MatchAny ({@code {}} or {@code op: ""}): holds for every instance and for an attribute that is not
+     * there, whose element then has the empty value (nodefeaturerule/expression.go, MatchGetValues: values[n]).
+     */
+    @Test
+    void theWorkersAnyHoldsForAnythingPresentOrNot() throws Exception {
+        Features f = Features.builder("pci")
+                .instance("device", inst("class", "0300", "vendor", "10de"))
+                .instance("device", inst("class", "0200", "vendor", "15b3"))
+                .attributes("dmi", Map.of("vendor", "acme"))
+                .build();
+        String yaml = """
+                - name: any-instance
+                  labelsTemplate: "{{ range .pci.device }}any-{{ .vendor }}=true\\n{{ end }}"
+                  matchFeatures:
+                    - feature: pci.device
+                      matchExpressions: {sriov_totalvfs: {}, class: {op: ""}}
+                - name: any-attribute
+                  labelsTemplate: "{{ range .pci.dmi }}{{ .Name }}={{ .Value }}x\\n{{ end }}"
+                  matchFeatures:
+                    - feature: pci.dmi
+                      matchExpressions: {vendor: {op: ""}, serial: {}}
+                """;
+        assertEquals(Map.of("any-10de", "true", "any-15b3", "true", "vendor", "acmex", "serial", "x"), run(yaml, f));
     }
 
     @Test
