@@ -26,7 +26,6 @@ public final class LabelValidity {
     private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(Checks.DNS1123_SUBDOMAIN);
     private static final List<String> ALWAYS_DENIED = List.of("node-role.kubernetes.io", "node-restriction.kubernetes.io");
     private static final List<String> DEFAULT_DENIED = List.of("kubernetes.io", "k8s.io");
-    private static final List<String> NFD_ALLOWED = List.of("feature.node.kubernetes.io", "profile.node.kubernetes.io");
 
     /**
      * Keys that other components read as commands (the GPU Operator's {@code nvidia.com/gpu.deploy.*},
@@ -187,14 +186,14 @@ public final class LabelValidity {
         if (extraDenied.stream().anyMatch(d -> matches(n, d))) {
             return false;
         }
-        if (NFD_ALLOWED.stream().anyMatch(a -> within(n, a))) {
+        if (WriteScope.NFD_DOMAINS.stream().anyMatch(a -> within(n, a))) {
             return true;
         }
         return DEFAULT_DENIED.stream().noneMatch(d -> within(n, d));
     }
 
     /** {@code ns} is {@code domain} or one of its subdomains. */
-    private static boolean within(String ns, String domain) {
+    static boolean within(String ns, String domain) {
         return ns.equals(domain) || ns.endsWith("." + domain);
     }
 

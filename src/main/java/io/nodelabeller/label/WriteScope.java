@@ -129,7 +129,7 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
 
     private static boolean reserved(String domain) {
         String d = domain.toLowerCase(Locale.ROOT);
-        return RESERVED_DOMAINS.stream().anyMatch(r -> within(d, r));
+        return RESERVED_DOMAINS.stream().anyMatch(r -> LabelValidity.within(d, r));
     }
 
     private static boolean nvidiaKey(String key) {
@@ -166,17 +166,12 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
             return "under nvidia.com only node-labeller's GPU labels and the keys of " + NVIDIA_KEYS + " on " + source
                     + " are written, as labels";
         }
-        if (NFD_DOMAINS.stream().anyMatch(d -> within(domain, d))) {
+        if (NFD_DOMAINS.stream().anyMatch(d -> LabelValidity.within(domain, d))) {
             return null;
         }
-        if (!reserved(domain) && labelDomains.stream().anyMatch(d -> within(domain, d))) {
+        if (!reserved(domain) && labelDomains.stream().anyMatch(d -> LabelValidity.within(domain, d))) {
             return null;
         }
         return "domain '" + domain + "' is not in the write scope (" + LABEL_DOMAINS + " on " + source + ")";
-    }
-
-    /** {@code ns} is {@code domain} or one of its subdomains. */
-    private static boolean within(String ns, String domain) {
-        return ns.equals(domain) || ns.endsWith("." + domain);
     }
 }

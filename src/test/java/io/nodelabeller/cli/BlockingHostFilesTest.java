@@ -1,14 +1,10 @@
 package io.nodelabeller.cli;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.nodelabeller.source.HostFs;
 import io.nodelabeller.testing.Hosts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,15 +79,11 @@ class BlockingHostFilesTest {
 
     /** {@code print} on {@code root} (no NVML), collecting what HostFs warns about. */
     static Cli.Result print(Path root, List<String> warnings) {
-        ListAppender<ILoggingEvent> log = new ListAppender<>();
-        log.start();
-        Logger logger = (Logger) LoggerFactory.getLogger(HostFs.class);
-        logger.addAppender(log);
-        try {
-            return Cli.run("print", "--no-timestamp", "--host-root", root.toString(), "--nvml-library", "/nonexistent/libnvidia-ml.so.1");
-        } finally {
-            logger.detachAppender(log);
-            log.list.forEach(e -> warnings.add(e.getFormattedMessage()));
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(HostFs.class)) {
+            Cli.Result r = Cli.run("print", "--no-timestamp", "--host-root", root.toString(), "--nvml-library",
+                    "/nonexistent/libnvidia-ml.so.1");
+            log.events().forEach(e -> warnings.add(e.getFormattedMessage()));
+            return r;
         }
     }
 }

@@ -122,10 +122,7 @@ class GpuLabelsEndToEndTest {
     void migSingleStrategy() throws Exception {
         Path dp = tmp.resolve("dp.yaml");
         Files.writeString(dp, "version: v1\nflags:\n  migStrategy: single\n");
-        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled();
-        for (int slot = 0; slot < 7; slot++) {
-            mig = mig.mig(slot, FakeNvml.A100_80GB.get("1g.10gb"));
-        }
+        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled().migAll(FakeNvml.A100_80GB.get("1g.10gb"), 7);
         Map<String, String> got = print(FakeNvml.nvml().gpus(8, mig), "--device-plugin-config", dp.toString());
         assertEquals("single", got.get("mig.strategy"));
         assertEquals("NVIDIA-A100-SXM4-80GB-MIG-1g.10gb", got.get("gpu.product"));
@@ -147,10 +144,7 @@ class GpuLabelsEndToEndTest {
     void theMigStrategyOfTheEnvironmentOrTheCommandLineWinsOverTheFile() throws Exception {
         Path dp = tmp.resolve("dp.yaml");
         Files.writeString(dp, "version: v1\nflags:\n  migStrategy: none\n");
-        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled();
-        for (int slot = 0; slot < 7; slot++) {
-            mig = mig.mig(slot, FakeNvml.A100_80GB.get("1g.10gb"));
-        }
+        FakeNvml.Gpu mig = FakeNvml.a100_80gb().migEnabled().migAll(FakeNvml.A100_80GB.get("1g.10gb"), 7);
         FakeNvml dgx = FakeNvml.nvml().gpus(8, mig);
         Map<String, String> file = print(dgx, "--device-plugin-config", dp.toString());
         assertEquals("NVIDIA-A100-SXM4-80GB", file.get("gpu.product"));

@@ -106,10 +106,7 @@ class LabelDocsCoverageTest {
         String fabric = "0123456789abcdef0123456789abcdef";
         scenarios.put("8 full GPUs on one NVLink clique", gpuServer("full",
                 FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb().fabric(fabric, 0, 32766, 3)), null));
-        FakeNvml.Gpu sevenSmall = FakeNvml.a100_80gb().migEnabled();
-        for (int slot = 0; slot < 7; slot++) {
-            sevenSmall = sevenSmall.mig(slot, FakeNvml.A100_80GB.get("1g.10gb"));
-        }
+        FakeNvml.Gpu sevenSmall = FakeNvml.a100_80gb().migEnabled().migAll(FakeNvml.A100_80GB.get("1g.10gb"), 7);
         scenarios.put("MIG single", gpuServer("single", FakeNvml.nvml().gpus(8, sevenSmall),
                 "version: v1\nflags:\n  migStrategy: single\n"));
         FakeNvml.Gpu mixed = FakeNvml.a100_80gb().migEnabled()

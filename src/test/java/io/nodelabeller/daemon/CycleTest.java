@@ -88,11 +88,7 @@ class CycleTest {
     /** Kept labels are logged when what is kept changes, and once when nothing is kept any more; not every cycle. */
     @Test
     void keptLabelsAreLoggedWhenTheyChangeNotEveryCycle() {
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Cycle.class);
-        log.start();
-        logger.addAppender(log);
-        try {
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(Cycle.class)) {
             Cycle cycle = cycle(5, new RecordingPublisher("p"));
             cycle.run();
             pci.fail = true;
@@ -106,13 +102,11 @@ class CycleTest {
             kernel.fail = false;
             cycle.run();
             cycle.run();
-            List<String> info = log.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.INFO)
+            List<String> info = log.events().stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.INFO)
                     .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
             assertEquals(List.of("keeping 1 label(s) of failed source(s) [pci] from an earlier cycle",
                     "keeping 2 label(s) of failed source(s) [kernel, pci] from an earlier cycle",
                     "no label kept from an earlier cycle any more: their sources work again, or they went stale"), info);
-        } finally {
-            logger.detachAppender(log);
         }
     }
 }

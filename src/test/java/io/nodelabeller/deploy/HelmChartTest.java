@@ -286,12 +286,7 @@ class HelmChartTest {
         List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true, vgpu: true}\nconfig: {core: {sleepInterval: 30s}}\n");
         var gpu = one(helm, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertTrue(gpu.getArgs().contains("--config=/etc/node-labeller/config-gpu.yaml"), gpu.getArgs().toString());
-        assertEquals(0L, gpu.getSecurityContext().getRunAsUser());
-        assertEquals(false, gpu.getSecurityContext().getRunAsNonRoot());
-        assertEquals(List.of("SYS_ADMIN"), gpu.getSecurityContext().getCapabilities().getAdd());
-        assertEquals(List.of("ALL"), gpu.getSecurityContext().getCapabilities().getDrop());
-        assertEquals(false, gpu.getSecurityContext().getPrivileged());
-        assertEquals(false, gpu.getSecurityContext().getAllowPrivilegeEscalation());
+        Manifests.assertRootWithSysAdminOnly(gpu);
         var plain = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertTrue(plain.getArgs().contains("--config=/etc/node-labeller/config.yaml"), plain.getArgs().toString());
         assertEquals(65534L, plain.getSecurityContext().getRunAsUser());

@@ -50,6 +50,43 @@ final class Manifests {
         return Kustomize.render(ROOT.resolve(variant)).stream().map(r -> toModel(r.object())).toList();
     }
 
+    /** The fenced block of {@code doc} that begins with the line {@code firstLine}, the doc's indentation removed. */
+    static String docBlock(Path doc, String firstLine) throws java.io.IOException {
+        String text = java.nio.file.Files.readString(doc);
+        int start = text.indexOf(firstLine);
+        org.junit.jupiter.api.Assertions.assertTrue(start > 0, doc + " has " + firstLine);
+        int lineStart = text.lastIndexOf('\n', start) + 1;
+        String indent = text.substring(lineStart, start);
+        return text.substring(lineStart, text.indexOf("```", start)).lines()
+                .map(l -> l.startsWith(indent) ? l.substring(indent.length()) : l.strip())
+                .collect(java.util.stream.Collectors.joining("\n"));
+    }
+
+    /**
+     * The kustomization {@code doc} prints in the block beginning with {@code firstLine}, as a user would use it: written
+     * to {@code dir} (its {@code ../../manifests/} made this checkout's manifests) and rendered.
+     */
+    static List<HasMetadata> renderDocumented(Path doc, String firstLine, Path dir) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(dir.resolve("kustomization.yaml"), docBlock(doc, firstLine)
+                .replace("../../manifests/", ROOT.toAbsolutePath() + "/"));
+        return Kustomize.render(dir).stream().map(r -> toModel(r.object())).toList();
+    }
+
+    /**
+     * The vGPU scan's container (docs/gpu.md, "vGPU"): root with SYS_ADMIN, the least that makes the capability
+     * effective, and nothing more — every other capability dropped, not privileged, no privilege escalation.
+     */
+    static void assertRootWithSysAdminOnly(io.fabric8.kubernetes.api.model.Container c) {
+        var sc = c.getSecurityContext();
+        org.junit.jupiter.api.Assertions.assertEquals(0L, sc.getRunAsUser());
+        org.junit.jupiter.api.Assertions.assertEquals(false, sc.getRunAsNonRoot());
+        org.junit.jupiter.api.Assertions.assertEquals(List.of("SYS_ADMIN"), sc.getCapabilities().getAdd());
+        org.junit.jupiter.api.Assertions.assertEquals(List.of("ALL"), sc.getCapabilities().getDrop());
+        org.junit.jupiter.api.Assertions.assertEquals(false, sc.getPrivileged());
+        org.junit.jupiter.api.Assertions.assertEquals(false, sc.getAllowPrivilegeEscalation());
+    }
+
     static HasMetadata toModel(JsonNode node) {
         return K8S.unmarshal(node.toString());
     }

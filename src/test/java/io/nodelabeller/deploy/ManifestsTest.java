@@ -433,22 +433,12 @@ class ManifestsTest {
      */
     @Test
     void theDocumentedVgpuOverlayScansOnlyInTheGpuDaemonSet(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
-        String doc = Files.readString(Path.of("docs/gpu.md"));
-        int start = doc.indexOf("# kustomization.yaml (vgpu)");
-        assertTrue(start > 0, "docs/gpu.md has the vGPU overlay");
-        String block = doc.substring(start, doc.indexOf("```", start)).replaceAll("(?m)^  ", "");
-        Files.writeString(tmp.resolve("kustomization.yaml"), block.replace("../../manifests/overlays/gpu",
-                Manifests.ROOT.resolve("overlays/gpu").toAbsolutePath().toString()));
-        List<HasMetadata> objects = Kustomize.render(tmp).stream().map(r -> Manifests.toModel(r.object())).toList();
+        List<HasMetadata> objects = Manifests.renderDocumented(Path.of("docs/gpu.md"), "# kustomization.yaml (vgpu)", tmp);
         List<HasMetadata> shipped = Manifests.render("overlays/gpu");
 
         Container gpu = one(objects, DaemonSet.class, "node-labeller-gpu").getSpec().getTemplate().getSpec().getContainers().get(0);
         assertEquals("--config=/etc/node-labeller/config-gpu.yaml", gpu.getArgs().get(1));
-        assertEquals(0L, gpu.getSecurityContext().getRunAsUser());
-        assertEquals(false, gpu.getSecurityContext().getRunAsNonRoot());
-        assertEquals(List.of("SYS_ADMIN"), gpu.getSecurityContext().getCapabilities().getAdd());
-        assertEquals(List.of("ALL"), gpu.getSecurityContext().getCapabilities().getDrop());
-        assertEquals(false, gpu.getSecurityContext().getAllowPrivilegeEscalation());
+        Manifests.assertRootWithSysAdminOnly(gpu);
         assertEquals(one(shipped, DaemonSet.class, "node-labeller"), one(objects, DaemonSet.class, "node-labeller"));
 
         Map<String, String> data = one(objects, ConfigMap.class, "node-labeller-config").getData();
@@ -467,13 +457,8 @@ class ManifestsTest {
     @Test
     void theDocumentedRequiredClientGateRunsTheGpuAgentOnlyWhereTheOperatorAllows(@org.junit.jupiter.api.io.TempDir Path tmp)
             throws Exception {
-        String doc = Files.readString(Path.of("docs/gpu.md"));
-        int start = doc.indexOf("# kustomization.yaml (gpu.deploy.client required)");
-        assertTrue(start > 0, "docs/gpu.md has the overlay");
-        String block = doc.substring(start, doc.indexOf("```", start)).replaceAll("(?m)^  ", "");
-        Files.writeString(tmp.resolve("kustomization.yaml"), block.replace("../../manifests/overlays/gpu",
-                Manifests.ROOT.resolve("overlays/gpu").toAbsolutePath().toString()));
-        List<HasMetadata> objects = Kustomize.render(tmp).stream().map(r -> Manifests.toModel(r.object())).toList();
+        List<HasMetadata> objects = Manifests.renderDocumented(Path.of("docs/gpu.md"),
+                "# kustomization.yaml (gpu.deploy.client required)", tmp);
         DaemonSet gpu = one(objects, DaemonSet.class, "node-labeller-gpu");
         assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
         assertEquals(List.of("plain", "plain", "none", "gpu", "none", "none", "none"), GPU_NODE_STATES.stream()

@@ -62,6 +62,11 @@ class MigrationGuideTest {
     @TempDir
     Path tmp;
 
+    /** Where the print Job ran: once for the class, its log shared by the steps that read it. */
+    @TempDir
+    static Path jobDir;
+    private static List<String> jobLog;
+
     @BeforeAll
     static void needsJqAndTheFakeLibrary() {
         assumeTrue(Files.exists(FakeNvml.built(FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
@@ -75,18 +80,6 @@ class MigrationGuideTest {
             fail("jq is needed to run the migration guide's commands; CI=true requires it");
         }
         assumeTrue(jq, "jq not installed: the migration guide's commands are not run");
-    }
-
-    /** The text of the fenced block that starts with {@code firstLine}, the guide's indentation removed. */
-    private static String block(String firstLine) throws IOException {
-        String doc = Files.readString(GUIDE);
-        int start = doc.indexOf(firstLine);
-        assertTrue(start > 0, "the guide has " + firstLine);
-        int lineStart = doc.lastIndexOf('\n', start) + 1;
-        String indent = doc.substring(lineStart, start);
-        String text = doc.substring(lineStart, doc.indexOf("```", start));
-        return text.lines().map(l -> l.startsWith(indent) ? l.substring(indent.length()) : l.strip())
-                .collect(Collectors.joining("\n"));
     }
 
     /** The jq program of the guide's command that contains {@code marker}: between {@code jq -r '} and the next quote. */
@@ -110,13 +103,18 @@ class MigrationGuideTest {
     /**
      * Step 1's print Job, rendered from the guide's overlay on the shipped Job overlay, run with its own arguments
      * (the ConfigMap's files where it mounts them, the DGX A100 as its host, the fake NVML as the runtime's library):
-     * the lines {@code kubectl logs} would show, stderr and stdout together.
+     * the lines {@code kubectl logs} would show, stderr and stdout together. Run once; every step reads the same log.
      */
-    private List<String> printJobLog() throws Exception {
-        Path overlay = Files.createDirectories(tmp.resolve("print"));
-        Files.writeString(overlay.resolve("kustomization.yaml"), block("# kustomization.yaml (print on one node)")
-                .replace("../../manifests/overlays/job", Manifests.ROOT.resolve("overlays/job").toAbsolutePath().toString()));
-        List<HasMetadata> objects = Kustomize.render(overlay).stream().map(r -> Manifests.toModel(r.object())).toList();
+    private static synchronized List<String> printJobLog() throws Exception {
+        if (jobLog == null) {
+            jobLog = runPrintJob(jobDir);
+        }
+        return jobLog;
+    }
+
+    private static List<String> runPrintJob(Path tmp) throws Exception {
+        List<HasMetadata> objects = Manifests.renderDocumented(GUIDE, "# kustomization.yaml (print on one node)",
+                tmp.resolve("print"));
         Job job = one(objects, Job.class, "node-labeller-once");
         var pod = job.getSpec().getTemplate().getSpec();
         assertEquals("nvidia", pod.getRuntimeClassName());
@@ -139,7 +137,12 @@ class MigrationGuideTest {
         assertEquals(0, r.code(), r.err());
         List<String> log = new ArrayList<>(r.err().lines().toList());
         log.addAll(r.out().lines().toList());
-        return log;
+        return List.copyOf(log);
+    }
+
+    /** The labels in the print Job's log, key to value. */
+    private static Map<String, String> producedLabels() throws Exception {
+        return labelLines(printJobLog().stream().filter(l -> l.matches("^[a-z0-9.-]+/[^ =]+=.*")).toList());
     }
 
     private static void write(Path p, String text) {
@@ -194,7 +197,7 @@ class MigrationGuideTest {
     @Test
     void stepOnesDiffShowsOnlyWhatTheGuideSaysItMay() throws Exception {
         List<String> log = printJobLog();
-        String grep = block("kubectl get node NODE -o json | jq -r '.metadata.annotations[\"nfd.node.kubernetes.io/feature-labels\"] as $nfd")
+        String grep = Manifests.docBlock(GUIDE, "kubectl get node NODE -o json | jq -r '.metadata.annotations[\"nfd.node.kubernetes.io/feature-labels\"] as $nfd")
                 .lines().filter(l -> l.contains("logs job/node-labeller-once")).findFirst().orElseThrow();
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("grep -E '([^']+)'").matcher(grep);
         assertTrue(m.find(), grep);
@@ -225,8 +228,7 @@ class MigrationGuideTest {
     /** Step 3: the orphans are nfd-master's keys node-labeller does not list; after step 6 the command prints nothing. */
     @Test
     void stepThreeListsTheOrphansAndNothingOnceNfdsAnnotationIsGone() throws Exception {
-        Map<String, String> produced = labelLines(printJobLog().stream().filter(l -> l.matches("^[a-z0-9.-]+/[^ =]+=.*"))
-                .toList());
+        Map<String, String> produced = producedLabels();
         // what the DaemonSet lists once it took over: its labels (with the timestamp, which it writes), not the
         // Operator's gpu.present, which nfd-master does not list and node-labeller leaves as it is
         Set<String> ownedKeys = new TreeSet<>(produced.keySet());
@@ -243,8 +245,7 @@ class MigrationGuideTest {
     /** Rolling back: the command names exactly node-labeller's own new labels, each with the "-" that removes it. */
     @Test
     void rollingBackRemovesExactlyTheLabelsOnlyNodeLabellerWrites() throws Exception {
-        Map<String, String> produced = labelLines(printJobLog().stream().filter(l -> l.matches("^[a-z0-9.-]+/[^ =]+=.*"))
-                .toList());
+        Map<String, String> produced = producedLabels();
         ObjectNode node = operatorNode(produced, Map.of());
         ObjectNode labels = (ObjectNode) node.get("metadata").get("labels");
         produced.forEach(labels::put); // node-labeller's labels on the node, its new ones included

@@ -30,11 +30,7 @@ class LabellingTest {
     /** An output dropped every cycle is one warning when it starts, one line when it ends: logs are alerted on. */
     @Test
     void aDroppedOutputIsLoggedWhenItStartsAndWhenItEndsNotEveryCycle() {
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Labelling.class);
-        log.start();
-        logger.addAppender(log);
-        try {
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(Labelling.class)) {
             List<Label> produced = new java.util.ArrayList<>(List.of(Label.of("kubernetes.io/hostname", "x", "local", "")));
             Labelling l = new Labelling(Map.of("local", f -> List.copyOf(produced)), LabelValidity.defaults(), null);
             for (int cycle = 0; cycle < 3; cycle++) {
@@ -43,12 +39,10 @@ class LabellingTest {
             produced.clear();
             l.label(Features.empty());
             l.label(Features.empty());
-            List<String> lines = log.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
+            List<String> lines = log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
                     .map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
             assertEquals(List.of("WARN dropping kubernetes.io/hostname=x from local: namespace 'kubernetes.io' is not allowed",
                     "INFO every output is valid again"), lines);
-        } finally {
-            logger.detachAppender(log);
         }
     }
 

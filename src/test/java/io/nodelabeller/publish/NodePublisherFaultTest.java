@@ -2,9 +2,6 @@ package io.nodelabeller.publish;
 
 import io.nodelabeller.testing.TestKubeconfig;
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.WireMockServer;
@@ -21,7 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -238,11 +234,7 @@ class NodePublisherFaultTest {
 
     @Test
     void aLastingForbiddenIsLoggedOnceAndItsEndOnce() throws Exception {
-        Logger logger = (Logger) LoggerFactory.getLogger(NodePublisher.class);
-        var appender = new ListAppender<ILoggingEvent>();
-        appender.start();
-        logger.addAppender(appender);
-        try {
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(NodePublisher.class)) {
             wm.stubFor(get(urlEqualTo(PATH)).willReturn(aResponse().withStatus(403)
                     .withBody("{\"kind\":\"Status\",\"code\":403,\"message\":\"nodes is forbidden\"}")));
             for (int i = 0; i < 3; i++) {
@@ -251,15 +243,11 @@ class NodePublisherFaultTest {
             wm.stubFor(get(urlEqualTo(PATH)).willReturn(okJson(NODE_AFTER)));
             assertFalse(publisher.publish(desired()));
             assertFalse(publisher.publish(desired()));
-            List<String> lines = appender.list.stream()
-                    .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
-                    .map(ILoggingEvent::getFormattedMessage).toList();
+            List<String> lines = log.messages(Level.INFO);
             assertEquals(2, lines.size(), lines.toString());
             assertTrue(lines.get(0).contains("HTTP 403") && lines.get(0).contains("RBAC"), lines.get(0));
             assertTrue(lines.get(1).endsWith("working again"), lines.get(1));
             assertEquals(List.of(403, 403, 403), apiErrors);
-        } finally {
-            logger.detachAppender(appender);
         }
     }
 

@@ -277,11 +277,7 @@ class NodePublisherMockServerTest {
         Map<String, String> labels = foreign();
         labels.put("nvidia.com/gpu.product", "admins");
         createNode(labels, Map.of());
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> log = new ch.qos.logback.core.read.ListAppender<>();
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(NodePublisher.class);
-        log.start();
-        logger.addAppender(log);
-        try {
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(NodePublisher.class)) {
             NodePublisher publisher = publisher();
             LabelSet want = labels("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.present", "true");
             publisher.publish(want);
@@ -289,14 +285,12 @@ class NodePublisherMockServerTest {
             Node n = node();
             assertEquals("admins", n.getMetadata().getLabels().get("nvidia.com/gpu.product"));
             assertEquals("nvidia.com/gpu.present", n.getMetadata().getAnnotations().get(ANNOTATION), "only what it could take");
-            List<String> warnings = log.list.stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
+            List<String> warnings = log.events().stream().filter(e -> e.getLevel() == ch.qos.logback.classic.Level.WARN)
                     .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage).toList();
             assertEquals(1, warnings.size(), warnings.toString());
             assertTrue(warnings.get(0).contains("another writer holds label nvidia.com/gpu.product"), warnings.get(0));
             publisher.publish(labels("nvidia.com/gpu.present", "true"));
-            assertTrue(log.list.stream().anyMatch(e -> e.getFormattedMessage().contains("no output of another writer in the way")));
-        } finally {
-            logger.detachAppender(log);
+            assertTrue(log.events().stream().anyMatch(e -> e.getFormattedMessage().contains("no output of another writer in the way")));
         }
     }
 

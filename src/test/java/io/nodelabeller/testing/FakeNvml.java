@@ -386,6 +386,15 @@ public final class FakeNvml {
             });
         }
 
+        /** {@code count} MIG devices of {@code profile}, in slots 0 to count - 1 (7 × 1g.10gb: an A100 split whole). */
+        public Gpu migAll(Profile profile, int count) {
+            Gpu g = this;
+            for (int slot = 0; slot < count; slot++) {
+                g = g.mig(slot, profile);
+            }
+            return g;
+        }
+
         /** A MIG device in {@code slot} whose compute instance uses the whole GPU instance of {@code profile}. */
         public Gpu mig(int slot, Profile profile) {
             return mig(slot, profile, profile.slices());

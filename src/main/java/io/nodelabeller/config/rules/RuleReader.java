@@ -256,11 +256,7 @@ public final class RuleReader {
             return values == null ? null : check(Op.In, values, n);
         }
         if (dialect == Dialect.WORKER) {
-            if (!j.isObject()) {
-                n.problem("expected an expression, got " + j.getNodeType().toString().toLowerCase(java.util.Locale.ROOT));
-                return null;
-            }
-            // nfd-worker decodes {op, value} into a struct: other keys (a `type:` of nfd-master's objects) are dropped
+            // what is left is a mapping (a scalar, a list and null are handled above); nfd-worker decodes {op, value} into a struct: other keys (a `type:` of nfd-master's objects) are dropped
             j.fieldNames().forEachRemaining(k -> {
                 if (!k.equals("op") && !k.equals("value")) {
                     n.child(k).warn("unknown key ignored, as NFD's worker ignores it (an expression has op and value)");

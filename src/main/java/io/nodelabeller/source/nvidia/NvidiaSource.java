@@ -53,8 +53,8 @@ public final class NvidiaSource implements Source {
 
     static final String PCI_DEVICES = "/sys/bus/pci/devices";
 
+    /** Where vGPUs are looked for, after {@link #PCI_DEVICES}. */
     static final String VGPU_ORIGIN_TAIL = "/*/config (vendor 10de): a vendor-specific capability signed VF";
-    static final String VGPU_ORIGIN = PCI_DEVICES + VGPU_ORIGIN_TAIL;
 
     private final String library;
     private final NvidiaConfig config;
@@ -120,7 +120,7 @@ public final class NvidiaSource implements Source {
      * latter; here the other labels stay).
      */
     private static void vgpus(HostFs host, Features.Builder b, Warnings warnings) {
-        List<VgpuScan.Vgpu> found;
+        List<NvidiaFeatures.Vgpu> found;
         try {
             found = VgpuScan.scan(host);
         } catch (VgpuScan.ScanException e) {
@@ -129,9 +129,8 @@ public final class NvidiaSource implements Source {
         }
         // declared even when empty: a scan that found none is a fact (vgpu.present=false), a failed one is not
         b.instances(NvidiaFeatures.VGPU).origin(NvidiaFeatures.VGPU, host.path(PCI_DEVICES) + VGPU_ORIGIN_TAIL);
-        for (VgpuScan.Vgpu v : found) {
-            b.instance(NvidiaFeatures.VGPU, new NvidiaFeatures.Vgpu(v.address(), v.hostDriverVersion(),
-                    v.hostDriverBranch()).attributes());
+        for (NvidiaFeatures.Vgpu v : found) {
+            b.instance(NvidiaFeatures.VGPU, v.attributes());
         }
     }
 
@@ -154,7 +153,7 @@ public final class NvidiaSource implements Source {
     }
 
     /** A sysfs id file ("0x10de", "0x030200") without its 0x, lower-cased; empty when unreadable. */
-    private static String sysfsId(HostFs host, String path) {
+    static String sysfsId(HostFs host, String path) {
         return PciSource.id(host.readTrimmed(path).orElse(""));
     }
 

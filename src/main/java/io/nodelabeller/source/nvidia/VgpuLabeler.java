@@ -15,7 +15,7 @@ import java.util.List;
  */
 final class VgpuLabeler extends GpuLabeler {
 
-    static final String FROM = NvidiaSource.VGPU_ORIGIN + " (sources.nvidia.vgpu)";
+    static final String FROM = NvidiaSource.PCI_DEVICES + NvidiaSource.VGPU_ORIGIN_TAIL + " (sources.nvidia.vgpu)";
 
     @Override
     public List<LabelDoc> docs() {

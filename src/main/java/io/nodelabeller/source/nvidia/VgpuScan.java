@@ -2,7 +2,6 @@ package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.source.HostFs;
-import io.nodelabeller.source.pci.PciSource;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +20,10 @@ import java.util.List;
  */
 final class VgpuScan {
 
-    /** What the kernel shows a process without CAP_SYS_ADMIN: the standard header only. */
+    /**
+     * A conventional device's whole configuration space; a process without CAP_SYS_ADMIN reads only its first 64
+     * bytes (drivers/pci/pci-sysfs.c), a PCI Express function has 4096.
+     */
     static final int FULL = 256;
     private static final int STATUS = 0x06;
     private static final int STATUS_CAPABILITY_LIST = 0x10;
@@ -29,10 +31,6 @@ final class VgpuScan {
     private static final int VENDOR_SPECIFIC = 0x09;
     private static final int RECORDS = 5;
     private static final int FIELD = 10;
-
-    /** One vGPU: its PCI address and the host driver it reports. */
-    record Vgpu(String address, String hostDriverVersion, String hostDriverBranch) {
-    }
 
     /** The configuration space cannot be read whole, or a vGPU's capability holds no driver record. */
     static final class ScanException extends Exception {
@@ -47,11 +45,11 @@ final class VgpuScan {
     }
 
     /** Every vGPU among the NVIDIA PCI devices of {@code host}. */
-    static List<Vgpu> scan(HostFs host) throws ScanException {
-        List<Vgpu> out = new ArrayList<>();
+    static List<NvidiaFeatures.Vgpu> scan(HostFs host) throws ScanException {
+        List<NvidiaFeatures.Vgpu> out = new ArrayList<>();
         for (String dev : host.listOrEmpty(NvidiaSource.PCI_DEVICES)) {
             String base = NvidiaSource.PCI_DEVICES + "/" + dev;
-            if (!NvidiaPci.VENDOR.equals(PciSource.id(host.readTrimmed(base + "/vendor").orElse("")))) {
+            if (!NvidiaPci.VENDOR.equals(NvidiaSource.sysfsId(host, base + "/vendor"))) {
                 continue;
             }
             byte[] config = read(host, base + "/config");
@@ -105,7 +103,7 @@ final class VgpuScan {
      * (itself included) and data; one that is shorter than its own header, runs past the capability or (type 0) is too
      * short for both fields is malformed, as k8s-device-plugin's {@code internal/vgpu/vgpu_test.go} tables reject.
      */
-    static Vgpu info(String device, byte[] capability) throws ScanException {
+    static NvidiaFeatures.Vgpu info(String device, byte[] capability) throws ScanException {
         int pos = RECORDS;
         while (pos < capability.length) {
             if (pos + 1 >= capability.length) {
@@ -119,7 +117,7 @@ final class VgpuScan {
                         + " has length " + length + " (at least " + least + ", at most " + (capability.length - pos) + ")");
             }
             if (type == 0) {
-                return new Vgpu(device, field(capability, pos + 2), field(capability, pos + 2 + FIELD));
+                return new NvidiaFeatures.Vgpu(device, field(capability, pos + 2), field(capability, pos + 2 + FIELD));
             }
             pos += length;
         }

@@ -155,10 +155,7 @@ class NvidiaSourceTest {
 
     @Test
     void migSingleProfileLayout() throws Exception {
-        FakeNvml.Gpu gpu = FakeNvml.a100_40gb().migEnabled();
-        for (int slot = 0; slot < 7; slot++) {
-            gpu = gpu.mig(slot, FakeNvml.A100_40GB.get("1g.5gb"));
-        }
+        FakeNvml.Gpu gpu = FakeNvml.a100_40gb().migEnabled().migAll(FakeNvml.A100_40GB.get("1g.5gb"), 7);
         Path lib = FakeNvml.nvml().gpu(gpu).install(tmp.resolve("lib"));
         Features f = discover(lib);
         assertEquals("true", gpus(f).get(0).get("mig.enabled"));

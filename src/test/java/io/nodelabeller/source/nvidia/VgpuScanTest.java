@@ -44,13 +44,13 @@ class VgpuScanTest {
         return root;
     }
 
-    private static List<VgpuScan.Vgpu> scan(Path root) throws VgpuScan.ScanException {
+    private static List<NvidiaFeatures.Vgpu> scan(Path root) throws VgpuScan.ScanException {
         return VgpuScan.scan(new HostFs(root));
     }
 
     @Test
     void aGuestsVgpuAndItsHostDriver() throws Exception {
-        assertEquals(List.of(new VgpuScan.Vgpu(GUEST_DEVICE, "460.16", "r460_00")), scan(guest()));
+        assertEquals(List.of(new NvidiaFeatures.Vgpu(GUEST_DEVICE, "460.16", "r460_00")), scan(guest()));
     }
 
     @Test
@@ -142,7 +142,7 @@ class VgpuScanTest {
         System.arraycopy(HexFormat.of().parseHex("09001e5646" + "0103ff" + "0016"), 0, capability, 0, 10);
         System.arraycopy("550.54.16".getBytes(), 0, capability, 10, 9);
         System.arraycopy("r550_40".getBytes(), 0, capability, 20, 7);
-        assertEquals(new VgpuScan.Vgpu("dev", "550.54.16", "r550_40"), VgpuScan.info("dev", capability));
+        assertEquals(new NvidiaFeatures.Vgpu("dev", "550.54.16", "r550_40"), VgpuScan.info("dev", capability));
     }
 
     /** Versions of the full 10 bytes have no NUL to trim. */
@@ -151,6 +151,6 @@ class VgpuScanTest {
         byte[] capability = new byte[27];
         System.arraycopy(HexFormat.of().parseHex("09001b5646" + "0016"), 0, capability, 0, 7);
         System.arraycopy("535.161.08r535_00_12".getBytes(), 0, capability, 7, 20);
-        assertEquals(new VgpuScan.Vgpu("dev", "535.161.08", "r535_00_12"), VgpuScan.info("dev", capability));
+        assertEquals(new NvidiaFeatures.Vgpu("dev", "535.161.08", "r535_00_12"), VgpuScan.info("dev", capability));
     }
 }
