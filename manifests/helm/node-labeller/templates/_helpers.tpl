@@ -60,13 +60,24 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
 {{/*
+"true" when the GPU agent's DaemonSet is rendered: gpu.enabled true, or "auto" (the default) with nfdCompat.enabled, so
+that an install that replaces NFD and GFD keeps GFD's labels.
+*/}}
+{{- define "node-labeller.gpu" -}}
+{{- $on := .Values.gpu.enabled -}}
+{{- if eq (toString $on) "auto" -}}{{- $on = .Values.nfdCompat.enabled -}}{{- end -}}
+{{- if $on -}}true{{- end -}}
+{{- end -}}
+
+{{/*
 "true" when the GPU DaemonSet looks for vGPUs (gpu.vgpu): it then reads config-gpu.yaml, runs as root with SYS_ADMIN.
 */}}
 {{- define "node-labeller.vgpu" -}}
-{{- if and .Values.gpu.vgpu (not .Values.gpu.enabled) -}}
+{{- $gpu := eq (include "node-labeller.gpu" .) "true" -}}
+{{- if and .Values.gpu.vgpu (not $gpu) -}}
 {{- fail "gpu.vgpu needs gpu.enabled: the vGPU scan runs in the GPU DaemonSet only" -}}
 {{- end -}}
-{{- and .Values.gpu.enabled .Values.gpu.vgpu -}}
+{{- and $gpu .Values.gpu.vgpu -}}
 {{- end -}}
 
 {{/* The GPU DaemonSet's config with gpu.vgpu: the config, plus sources.nvidia.vgpu: true. */}}

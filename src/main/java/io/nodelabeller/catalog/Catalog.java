@@ -5,6 +5,7 @@ import io.nodelabeller.config.CoreConfig;
 import io.nodelabeller.config.ConfigLoader;
 import io.nodelabeller.config.SourceSection;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.config.Role;
 import io.nodelabeller.config.Selection;
 import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.LabelValidity;
@@ -85,7 +86,7 @@ public final class Catalog {
             new Entry(StorageSource.NAME, null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
             new Entry(NetworkSource.NAME, null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
             new Entry(NvidiaSource.NAME, NvidiaConfig.SECTION, (c, o) -> new NvidiaSource(o, c.sources().get(NvidiaConfig.SECTION)),
-                    (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp())),
+                    (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp(), o.role())),
             new Entry(CustomLabeler.NAME, null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
             new Entry(LocalSource.NAME, LocalSource.SECTION,
                     (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
@@ -123,9 +124,27 @@ public final class Catalog {
         return Selection.resolve(selection, labelerNames(), "label source");
     }
 
-    /** The sources chosen by {@code selection}, by name, in discovery order. */
+    /**
+     * The sources an agent of {@code role} runs for {@code selection}: the selection ({@link Role#ALL}), the selection
+     * without nvidia ({@link Role#HOST}: NVML is the GPU agent's), or pci and nvidia whatever it says ({@link Role#GPU}:
+     * what GPU Feature Discovery's labels are made of).
+     */
+    public static List<String> selectSources(List<String> selection, Role role) {
+        return switch (role) {
+            case ALL -> selectSources(selection);
+            case HOST -> selectSources(selection).stream().filter(s -> !s.equals(NvidiaSource.NAME)).toList();
+            case GPU -> List.of(PciSource.NAME, NvidiaSource.NAME);
+        };
+    }
+
+    /** The labelers an agent of {@code role} runs for {@code selection}: the GPU agent's is nvidia's alone. */
+    public static List<String> selectLabelers(List<String> selection, Role role) {
+        return role == Role.GPU ? List.of(NvidiaSource.NAME) : selectLabelers(selection);
+    }
+
+    /** The sources chosen by {@code selection} for the agent's role, by name, in discovery order. */
     public static Map<String, Source> sources(Config config, Options options, List<String> selection) {
-        List<String> chosen = selectSources(selection);
+        List<String> chosen = selectSources(selection, options.role());
         Map<String, Source> out = new LinkedHashMap<>();
         for (Entry e : ENTRIES) {
             if (e.source() != null && chosen.contains(e.name())) {
@@ -135,9 +154,9 @@ public final class Catalog {
         return out;
     }
 
-    /** The labelers chosen by {@code selection}, by name, in merge order. */
+    /** The labelers chosen by {@code selection} for the agent's role, by name, in merge order. */
     public static Map<String, Labeler> labelers(Config config, Options options, List<String> selection) {
-        List<String> chosen = selectLabelers(selection);
+        List<String> chosen = selectLabelers(selection, options.role());
         Map<String, Labeler> out = new LinkedHashMap<>();
         for (Entry e : ENTRIES) {
             if (chosen.contains(e.name())) {
@@ -158,10 +177,12 @@ public final class Catalog {
      */
     public static Labelling labelling(Config config, Options options, RuleObjects objects) {
         Map<String, Labeler> labelers = labelers(config, options, config.core().labelSources());
-        if (objects != null) {
+        boolean gpuAgent = options.role() == Role.GPU; // GPU Feature Discovery's labels only: no rules, no rule outputs
+        if (objects != null && !gpuAgent) {
             labelers.put(NodeFeatureRuleLabeler.NAME, new NodeFeatureRuleLabeler(objects));
         }
-        return new Labelling(labelers, labelValidity(config.core()), config.core().labelWhiteList(), kinds(config.publish()));
+        return new Labelling(labelers, labelValidity(config.core()), config.core().labelWhiteList(),
+                gpuAgent ? EnumSet.of(LabelSet.Kind.LABEL) : kinds(config.publish()));
     }
 
     /** The validity rules of {@code core}'s namespaces. */
@@ -174,8 +195,14 @@ public final class Catalog {
      * lists, the only ones it writes under nvidia.com (the admission policy allows the same).
      */
     public static List<LabelDoc> gpuLabels() {
-        return new NvidiaLabeler(Config.DEFAULT.devicePlugin(), NvidiaLabeler.PROCESS_START, true).docs().stream()
+        return new NvidiaLabeler(Config.DEFAULT.devicePlugin(), NvidiaLabeler.PROCESS_START, true, Role.ALL).docs().stream()
                 .filter(d -> d.key().startsWith(LabelValidity.NVIDIA_DOMAIN + "/")).toList();
+    }
+
+    /** Whether a key is one of node-labeller's GPU labels ({@link #gpuLabels}). */
+    public static java.util.function.Predicate<String> gpuLabel() {
+        List<LabelDoc> gpu = gpuLabels();
+        return key -> gpu.stream().anyMatch(d -> d.matches(key));
     }
 
     /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */

@@ -59,6 +59,12 @@ final class CommonOptions {
                     + " GFD_FAIL_ON_INIT_ERROR or FAIL_ON_INIT_ERROR environment variable, else the file's.")
     String failOnInitError;
 
+    @Option(names = "--role", paramLabel = "all|host|gpu",
+            description = "Which labels this agent writes: all (default); host: all but the GPU agent's, without NVML"
+                    + " (nvidia.com/gpu.present from PCI); gpu: only GPU Feature Discovery's labels from NVML, beside a"
+                    + " host agent. Default: the NODE_LABELLER_ROLE environment variable, else all.")
+    String role;
+
     @Option(names = "--sources", paramLabel = "LIST", split = ",",
             description = "Sources to run (overrides core.featureSources): all, names, -name to leave one out.")
     List<String> sources;
@@ -206,6 +212,19 @@ final class CommonOptions {
                     + (Files.exists(hostRoot) ? "not a directory" : "no such directory"));
         }
         return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources,
-                Environment.of(command).get(Environment.NODE_NAME));
+                Environment.of(command).get(Environment.NODE_NAME), role());
+    }
+
+    /** {@code --role} (or {@code NODE_LABELLER_ROLE}); a value it does not know is a usage error naming where it came from. */
+    io.nodelabeller.config.Role role() {
+        if (role == null || role.isBlank()) {
+            return io.nodelabeller.config.Role.ALL;
+        }
+        io.nodelabeller.config.Role r = io.nodelabeller.config.Role.parse(role);
+        if (r == null) {
+            throw new ParameterException(command.commandLine(), setBy("--role", java.util.List.of(Environment.ROLE))
+                    + ": expected one of " + io.nodelabeller.config.Role.VALUES + ", got '" + role.trim() + "'");
+        }
+        return r;
     }
 }

@@ -7,6 +7,10 @@ import io.nodelabeller.daemon.Cycle;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.daemon.Retention;
 import io.nodelabeller.catalog.Catalog;
+import io.nodelabeller.config.Role;
+import io.nodelabeller.publish.Part;
+import io.nodelabeller.source.nvidia.NvidiaSource;
+import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
 import io.nodelabeller.source.Discovery;
@@ -85,7 +89,8 @@ final class CycleSetup implements AutoCloseable {
         metrics.buildInfo(Main.version(), Main.revision(), Runtime.version().toString());
         Outputs outputs;
         try {
-            outputs = Outputs.create(config.core(), config.publish(), kube, early, Environment.of(spec), metrics, daemon);
+            outputs = Outputs.create(config.core(), config.publish(), kube, early, Environment.of(spec), metrics, daemon,
+                    part(config, common.options(), labelling));
         } catch (Outputs.Unavailable e) {
             discovery.stop();
             spec.commandLine().getErr().println("node-labeller " + spec.name() + ": " + e.getMessage());
@@ -121,8 +126,8 @@ final class CycleSetup implements AutoCloseable {
         }
         metrics.configWarnings(config.warnings().size());
         metrics.configLoaded(false, true, Clock.systemUTC().instant());
-        metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options())),
-                Catalog.selectLabelers(config.core().labelSources()));
+        metrics.knownSources(Catalog.selectSources(Inspection.sourceSelection(config, common.options()), common.options().role()),
+                Catalog.selectLabelers(config.core().labelSources(), common.options().role()));
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
         Retention retention = Retention.initial(config.publish().staleAfter());
@@ -132,6 +137,23 @@ final class CycleSetup implements AutoCloseable {
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
         return new CycleSetup(config, choice, metrics, outputs, cycle, onRuleObjectsChange);
+    }
+
+    /**
+     * The part of the install's labels this agent keeps: its role's, and for the host agent whether the absence of
+     * {@code nvidia.com/gpu.present} among its labels means "no GPU" (it runs the pci source and the nvidia labeler,
+     * and the whitelist keeps the label).
+     */
+    static Part part(Config config, io.nodelabeller.config.Options options, Labelling labelling) {
+        Role role = options.role();
+        if (role == Role.ALL) {
+            return Part.ALL;
+        }
+        boolean presenceKnown = role == Role.HOST
+                && Catalog.selectSources(Inspection.sourceSelection(config, options), role).contains(PciSource.NAME)
+                && Catalog.selectLabelers(config.core().labelSources(), role).contains(NvidiaSource.NAME)
+                && labelling.admits(Part.PRESENT, "true");
+        return new Part(role, Catalog.gpuLabel(), presenceKnown);
     }
 
     /** How long the first cycle of run waits for the NodeFeatureRule objects' first LIST. */

@@ -23,6 +23,8 @@ record Environment(Map<String, String> vars) {
      * manifests set it, and kustomize keeps it equal to the binding's name through renames.
      */
     static final String INSTANCE = "NODE_LABELLER_INSTANCE";
+    /** Which of its install's labels the agent writes: the default of {@code --role} (the manifests set it). */
+    static final String ROLE = "NODE_LABELLER_ROLE";
     /**
      * GFD's and the device plugin's MIG strategy and failOnInitError, as the GPU Operator sets them on its operands
      * from the ClusterPolicy: the defaults of {@code --mig-strategy} and {@code --fail-on-init-error}, the first

@@ -87,6 +87,7 @@ public final class Main implements Runnable {
         cl.setDefaultValueProvider(arg -> !(arg instanceof CommandLine.Model.OptionSpec o) ? null
                 : o.longestName().equals("--node-name") ? emptyToNull(environment.get(Environment.NODE_NAME))
                 : o.longestName().equals("--instance") ? emptyToNull(environment.get(Environment.INSTANCE))
+                : o.longestName().equals("--role") ? emptyToNull(environment.get(Environment.ROLE))
                 : o.longestName().equals("--mig-strategy") ? emptyToNull(environment.first(Environment.MIG_STRATEGY))
                 : o.longestName().equals("--fail-on-init-error") ? emptyToNull(environment.first(Environment.FAIL_ON_INIT_ERROR))
                 : null);

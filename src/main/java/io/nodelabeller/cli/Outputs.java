@@ -1,7 +1,10 @@
 package io.nodelabeller.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.CoreConfig;
+import io.nodelabeller.config.Role;
+import io.nodelabeller.publish.Part;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.daemon.Metrics;
 import io.nodelabeller.publish.FeaturesFilePublisher;
@@ -113,6 +116,21 @@ final class Outputs implements AutoCloseable {
      */
     static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, EarlyClient early, Environment env,
                           Metrics metrics, boolean daemon) throws Unavailable {
+        return create(core, config, kube, early, env, metrics, daemon, Part.ALL);
+    }
+
+    /**
+     * As above for an agent that keeps {@code part} of its install's labels. The GPU agent ({@link Role#GPU}) reads no
+     * NodeFeatureRule objects and writes no features.d file (the host agent does both), and its NodeFeature object has
+     * its own name, {@value #GPU_NODE_FEATURE_PREFIX}{@code <node>}, beside the host agent's.
+     */
+    static Outputs create(CoreConfig core, PublishConfig config, KubeOptions kube, EarlyClient early, Environment env,
+                          Metrics metrics, boolean daemon, Part part) throws Unavailable {
+        boolean gpuAgent = part.role() == Role.GPU;
+        if (gpuAgent && !config.node() && !config.nodeFeature().enabled()) {
+            throw new Unavailable("--role gpu: publish.node and publish.nodeFeature.enabled are off (the GPU agent writes"
+                    + " no features.d file): nothing to publish", true);
+        }
         boolean wantsKubernetes = config.node() || config.nodeFeature().enabled();
         boolean kubernetes = wantsKubernetes && !core.noPublish();
         if (!wantsKubernetes && config.featuresFile().isEmpty()) {
@@ -132,14 +150,15 @@ final class Outputs implements AutoCloseable {
             NodeFeatureRules objects = null;
             Install install = kubernetes ? install(client, kube.instance()) : null;
             if (config.node() && kubernetes) {
-                out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics, install));
-                if (config.nodeFeatureRules()) {
+                out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics, install, part));
+                if (config.nodeFeatureRules() && !gpuAgent) {
                     objects = newRuleObjects(client, metrics, config.ruleChangeSpread());
                 }
             }
             if (config.nodeFeature().enabled() && kubernetes) {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
-                        env.get(Environment.POD_NAMESPACE)), config.nodeFeature().name(), kube.nodeName,
+                        env.get(Environment.POD_NAMESPACE)),
+                        gpuAgent ? GPU_NODE_FEATURE_PREFIX + kube.nodeName : config.nodeFeature().name(), kube.nodeName,
                         core.ownerRefs(), core.noPublishFeatures(),
                         new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID)),
                         NodePublisher.Settings.defaults(), events(metrics), install));
@@ -147,7 +166,7 @@ final class Outputs implements AutoCloseable {
             if (wantsKubernetes && !kubernetes) {
                 out.add(new DryRunPublisher());
             }
-            if (!config.featuresFile().isEmpty()) {
+            if (!config.featuresFile().isEmpty() && !gpuAgent) {
                 out.add(new FeaturesFilePublisher(Path.of(config.featuresFile())));
             }
             return new Outputs(out, client, objects);
@@ -182,9 +201,15 @@ final class Outputs implements AutoCloseable {
         if (instance.isEmpty()) {
             return Install.unchecked(io.nodelabeller.publish.Bookkeeping.DEFAULT);
         }
-        java.util.List<io.nodelabeller.label.LabelDoc> gpu = io.nodelabeller.catalog.Catalog.gpuLabels();
-        return Install.named(client, instance, key -> gpu.stream().anyMatch(d -> d.matches(key)), NodePublisher.Settings.defaults());
+        return Install.named(client, instance, Catalog.gpuLabel(), NodePublisher.Settings.defaults());
     }
+
+    /**
+     * Before the node's name, the name of the GPU agent's NodeFeature object. Not GPU Feature Discovery's own
+     * ({@code nvidia-features-for-<node>}, internal/lm/output.go): while both run during a migration they would rewrite
+     * one object in turn, and deleting GFD's DaemonSet would garbage-collect it with node-labeller's labels in it.
+     */
+    static final String GPU_NODE_FEATURE_PREFIX = "node-labeller-gpu-";
 
     /** The agent's own namespace in this version's manifests, where no POD_NAMESPACE says otherwise. */
     static final String DEFAULT_NAMESPACE = "node-labeller";
@@ -205,14 +230,14 @@ final class Outputs implements AutoCloseable {
      * interval; null for a single cycle ({@code once}), which needs no watch on the node.
      */
     static Publisher nodePublisher(KubernetesClient client, String nodeName, java.time.Duration interval, Metrics metrics,
-                                   Install install) {
+                                   Install install, Part part) {
         NodePublisher.Settings settings = NodePublisher.Settings.defaults();
         if (interval == null) {
             settings = settings.withWatchTimeout(null);
         } else if (!interval.isZero()) {
             settings = settings.withCycleInterval(interval);
         }
-        NodePublisher publisher = new NodePublisher(client, nodeName, settings, events(metrics), install);
+        NodePublisher publisher = new NodePublisher(client, nodeName, settings, events(metrics), install, part);
         publisher.prepare();
         return publisher;
     }

@@ -12,12 +12,19 @@ import java.util.List;
  * @param noTimestamp        leave out {@code nvidia.com/gfd.timestamp}
  * @param sources            overrides {@code core.featureSources} when not null
  * @param nodeName           the node the agent runs on, "" when unknown (NFD's {@code system.name.nodename})
+ * @param role               which of its install's labels this agent writes
  */
 public record Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp,
-                      List<String> sources, String nodeName) {
+                      List<String> sources, String nodeName, Role role) {
 
     public Options {
         nodeName = nodeName == null ? "" : nodeName;
+        role = role == null ? Role.ALL : role;
+    }
+
+    public Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp, List<String> sources,
+                   String nodeName) {
+        this(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName, Role.ALL);
     }
 
     public Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig, boolean noTimestamp, List<String> sources) {
@@ -29,6 +36,10 @@ public record Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig
     }
 
     public Options withHostRoot(Path root) {
-        return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName);
+        return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName, role);
+    }
+
+    public Options withRole(Role r) {
+        return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName, r);
     }
 }

@@ -92,6 +92,12 @@ public final class Labelling {
         return new LabelSet(labels, dropped, out, uncertain);
     }
 
+    /** Whether label {@code key} with {@code value} would be kept: valid, and its name matches the whitelist. */
+    public boolean admits(String key, String value) {
+        return rules.problem(Kind.LABEL, key, value) == null
+                && (whitelist == null || whitelist.matcher(key.substring(key.indexOf('/') + 1)).find());
+    }
+
     private void keep(Kind kind, List<Label> produced, SortedMap<String, Label> into, List<LabelSet.Dropped> dropped) {
         for (Label label : produced) {
             Label l = kind != Kind.TAINT && label.key() != null && label.key().indexOf('/') < 0

@@ -143,6 +143,19 @@ public final class NodePatch {
      * is gone from the node.
      */
     public static Plan plan(Node node, Desired desired, Bookkeeping bk) {
+        return plan(node, desired, bk, key -> true, false);
+    }
+
+    /**
+     * As {@link #plan(Node, Desired, Bookkeeping)} for an agent that shares the install's tracking annotations with
+     * another agent on the node ({@code shared}, {@link Part}): it adds, changes and removes only the labels
+     * {@code keeps} accepts, and leaves the other owned labels listed as they are while the node has them. A shared
+     * agent's patch that rewrites a tracking annotation is pinned to the node's resourceVersion, so that two agents
+     * that list keys at the same time cannot drop each other's (the second gets 409, reads the node again and
+     * retries).
+     */
+    public static Plan plan(Node node, Desired desired, Bookkeeping bk, java.util.function.Predicate<String> keeps,
+                            boolean shared) {
         Map<String, String> labels = node.labels() == null ? Map.of() : node.labels();
         Map<String, String> annotations = node.annotations() == null ? Map.of() : node.annotations();
         Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
@@ -150,8 +163,14 @@ public final class NodePatch {
 
         Map<String, SortedSet<String>> lists = new LinkedHashMap<>();
         List<Op> labelOps = new ArrayList<>();
-        lists.put(bk.labels(), diff(labels, owned(annotations, bk.labels()), claimable(annotations, NFD_LABELS, bk, bk.labels()),
-                bk.listedByOthers(annotations, bk.labels()), desired.labels(), "/metadata/labels/", labelOps, "label ", leftAlone));
+        SortedSet<String> ownedLabels = owned(annotations, bk.labels());
+        SortedSet<String> othersPart = new TreeSet<>(ownedLabels);
+        othersPart.removeIf(k -> keeps.test(k) || !labels.containsKey(k));
+        ownedLabels.removeIf(k -> !keeps.test(k));
+        SortedSet<String> listedLabels = diff(labels, ownedLabels, claimable(annotations, NFD_LABELS, bk, bk.labels()),
+                bk.listedByOthers(annotations, bk.labels()), desired.labels(), "/metadata/labels/", labelOps, "label ", leftAlone);
+        listedLabels.addAll(othersPart); // the other agent's part, listed as long as the node has it
+        lists.put(bk.labels(), listedLabels);
         List<Op> annotationOps = new ArrayList<>();
         Map<String, String> featureAnnotations = new TreeMap<>(annotations);
         featureAnnotations.keySet().removeIf(Bookkeeping::isTracking);
@@ -185,7 +204,7 @@ public final class NodePatch {
         if (!labelOps.isEmpty() || !annotationOps.isEmpty() || !trackingOps.isEmpty() || taintsChange) {
             boolean createLabels = labels.isEmpty() && labelOps.stream().anyMatch(op -> op.op().equals("add"));
             boolean createAnnotations = annotations.isEmpty() && (!annotationOps.isEmpty() || !trackingOps.isEmpty());
-            if ((createLabels || createAnnotations || taintsChange) && pinnable(node)) {
+            if ((createLabels || createAnnotations || taintsChange || (shared && !trackingOps.isEmpty())) && pinnable(node)) {
                 ops.add(new Op("replace", "/metadata/resourceVersion", node.resourceVersion()));
             }
             if (createLabels) {

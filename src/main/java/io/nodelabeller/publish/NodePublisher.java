@@ -99,6 +99,7 @@ public final class NodePublisher implements Publisher {
 
     private final String nodeName;
     private final Install install;
+    private final Part part;
     private final Settings settings;
     private final PublishEvents events;
     private final ApiClient api;
@@ -116,6 +117,13 @@ public final class NodePublisher implements Publisher {
 
     /** The node of {@code install}'s agent: its tracking annotations, its outputs within its write scope. */
     public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events, Install install) {
+        this(client, nodeName, settings, events, install, Part.ALL);
+    }
+
+    /** The node of {@code install}'s agent that keeps {@code part} of the install's labels (two agents on a GPU node). */
+    public NodePublisher(KubernetesClient client, String nodeName, Settings settings, PublishEvents events, Install install,
+                         Part part) {
+        this.part = java.util.Objects.requireNonNull(part);
         if (nodeName == null || nodeName.isBlank()) {
             throw new IllegalArgumentException("the node name is empty: set --node-name or NODE_NAME");
         }
@@ -146,10 +154,22 @@ public final class NodePublisher implements Publisher {
 
     @Override
     public boolean publish(LabelSet desired) throws PublishException {
-        LabelSet allowed = install.filter(desired);
+        Map<String, String> dropped = new java.util.TreeMap<>();
+        LabelSet allowed = install.filter(desired, dropped);
+        SortedMap<String, String> labels = new java.util.TreeMap<>(allowed.asMap(Kind.LABEL));
+        if (part.shared()) { // the other agent's labels are not this one's to write (a rule's, say)
+            labels.keySet().removeIf(k -> {
+                String problem = part.problem(k);
+                if (problem != null) {
+                    dropped.put(Kind.LABEL + " " + k, problem);
+                }
+                return problem != null;
+            });
+        }
+        install.report(dropped);
         // a kind labelling did not produce (switched off) is left as it is on the node: null
-        return !apply(new NodePatch.Desired(allowed.asMap(Kind.LABEL), orNull(allowed, Kind.ANNOTATION),
-                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE))).isEmpty();
+        return !apply(new NodePatch.Desired(labels, orNull(allowed, Kind.ANNOTATION),
+                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE)), part.keeps(allowed.asMap(Kind.LABEL))).isEmpty();
     }
 
     private static SortedMap<String, String> orNull(LabelSet set, Kind kind) {
@@ -168,6 +188,11 @@ public final class NodePublisher implements Publisher {
      * one returned.
      */
     List<NodePatch.Op> apply(NodePatch.Desired desired) throws PublishException {
+        return apply(desired, k -> true);
+    }
+
+    /** As {@link #apply(NodePatch.Desired)}, adding, changing and removing only the labels {@code keeps} accepts. */
+    List<NodePatch.Op> apply(NodePatch.Desired desired, java.util.function.Predicate<String> keeps) throws PublishException {
         Node[] seen = {null}; // the node as this call last saw it; dropped after any failed request
         Retrying.Run run = retrying.start("node " + nodeName, problems, f -> {
             events.apiError(f.status);
@@ -183,7 +208,7 @@ public final class NodePublisher implements Publisher {
             List<NodePatch.Op> ops = run.call(() -> {
                 Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
-                NodePatch.Plan plan = NodePatch.plan(state(node), desired, install.bookkeeping());
+                NodePatch.Plan plan = NodePatch.plan(state(node), desired, install.bookkeeping(), keeps, part.shared());
                 if (plan.isEmpty() || patchesSoFar == MAX_PATCHES) {
                     reportOthers(plan.leftAlone());
                     return List.<NodePatch.Op>of();
@@ -306,7 +331,9 @@ public final class NodePublisher implements Publisher {
             NodePatch.Node node = state(current());
             Bookkeeping bk = install.bookkeeping();
             Map<Kind, SortedMap<String, String>> out = new java.util.EnumMap<>(Kind.class);
-            out.put(Kind.LABEL, present(node.labels(), NodePatch.owned(node.annotations(), bk.labels())));
+            java.util.SortedSet<String> labels = NodePatch.owned(node.annotations(), bk.labels());
+            labels.removeIf(k -> !part.owns(k)); // the other agent's part is not this one's to keep
+            out.put(Kind.LABEL, present(node.labels(), labels));
             out.put(Kind.ANNOTATION, present(node.annotations(), NodePatch.owned(node.annotations(), bk.annotations())));
             Map<String, String> taints = new java.util.TreeMap<>();
             if (node.taints() != null) {

@@ -215,6 +215,53 @@ class DaemonCommandsTest {
         }
     }
 
+    /**
+     * nfd-compat with two agents: the host agent's NodeFeature is named after the node, the GPU agent's as GPU Feature
+     * Discovery names its own, and carries GFD's labels only; the GPU agent writes no features.d file (the host
+     * agent's).
+     */
+    @Test
+    void theGpuAgentPublishesItsOwnNodeFeatureBesideTheHostAgents() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(io.nodelabeller.testing.FakeNvml.built(
+                io.nodelabeller.testing.FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        Path lib = io.nodelabeller.testing.FakeNvml.nvml().gpus(8, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("lib"));
+        KubernetesMockServer server = crudServer();
+        try (KubernetesClient client = server.createClient()) {
+            Path kubeconfig = kubeconfigFor(client);
+            Path features = Files.createDirectories(tmp.resolve("features.d")).resolve("node-labeller");
+            Path cfg = config("publish:\n  node: false\n  featuresFile: " + features + "\n  nodeFeature:\n    enabled: true\n");
+            for (String role : List.of("host", "gpu")) {
+                Cli.Result r = Cli.runWith(Map.of("NODE_NAME", "dgx-1", "POD_NAMESPACE", "node-labeller", "NODE_LABELLER_ROLE", role,
+                                "POD_NAME", "node-labeller-" + role + "-x7k2p", "POD_UID", "0b1e6a52-6f3e-4a57-9a8c-3c1d2f1a9e0" + role.length()),
+                        "once", "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(),
+                        "--nvml-library", lib.toString(), "--kubeconfig", kubeconfig.toString());
+                assertEquals(0, r.code(), role + ": " + r.err());
+                if (role.equals("host")) {
+                    assertTrue(Files.readString(features).contains("nvidia.com/gpu.present=true"));
+                    Files.delete(features);
+                }
+            }
+            assertFalse(Files.exists(features), "the GPU agent writes no features.d file");
+            Map<String, String> host = specLabels(nodeFeature(client, "node-labeller", "dgx-1"));
+            GenericKubernetesResource gpuObject = nodeFeature(client, "node-labeller", "node-labeller-gpu-dgx-1");
+            assertEquals("dgx-1", gpuObject.getMetadata().getLabels().get("nfd.node.kubernetes.io/node-name"));
+            Map<String, String> gpu = specLabels(gpuObject);
+            assertEquals("true", host.get("nvidia.com/gpu.present"));
+            assertFalse(host.containsKey("nvidia.com/gpu.product"));
+            assertEquals("NVIDIA-A100-SXM4-80GB", gpu.get("nvidia.com/gpu.product"));
+            assertTrue(gpu.keySet().stream().allMatch(k -> k.startsWith("nvidia.com/") && !k.equals("nvidia.com/gpu.present")),
+                    gpu.toString());
+        } finally {
+            server.destroy();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> specLabels(GenericKubernetesResource nf) {
+        return (Map<String, String>) ((Map<String, Object>) nf.getAdditionalProperties().get("spec")).get("labels");
+    }
+
     /** The downward API's variables, as the DaemonSet sets them, reach the outputs through the command line alone. */
     @Test
     void theEnvironmentNamesTheNodeThePodAndTheNamespace() throws Exception {

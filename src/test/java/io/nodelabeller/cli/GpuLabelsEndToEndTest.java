@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -237,5 +238,59 @@ class GpuLabelsEndToEndTest {
         assertEquals("3", got.get("gpu.count"));
         assertEquals("NVIDIA-A100-SXM4-80GB", got.get("gpu.product"));
         assertTrue(got.containsKey("cuda.driver-version.full"));
+    }
+
+    /** Every label {@code print} gives with {@code env} and {@code args} on the DGX A100 with 8 GPUs. */
+    private Map<String, String> allLabels(Map<String, String> env, String... extra) {
+        Path lib = FakeNvml.nvml().gpus(8, FakeNvml.a100_80gb()).install(tmp.resolve("lib"));
+        List<String> args = new ArrayList<>(List.of("print", "--host-root", Hosts.root("gpu-server").toString(),
+                "--nvml-library", lib.toString(), "--sources", "pci,nvidia,system,kernel"));
+        args.addAll(List.of(extra));
+        Cli.Result r = Cli.runWith(env, args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        Map<String, String> out = new TreeMap<>();
+        r.out().lines().forEach(l -> out.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+        return out;
+    }
+
+    /**
+     * The two agents of a GPU node split the labels of one agent: the host agent everything but GFD's NVML labels
+     * (gpu.present from PCI, no NVML loaded: the fake library sees no call), the GPU agent GFD's labels but gpu.present.
+     */
+    @Test
+    void theHostAndGpuRolesSplitTheLabelsOfOneAgent() {
+        Map<String, String> all = allLabels(Map.of());
+        Path lib = tmp.resolve("lib").resolve("libnvidia-ml.so.1");
+        int callsOfAll = FakeNvml.calls(lib).size();
+        assertTrue(callsOfAll > 0);
+        Map<String, String> host = allLabels(Map.of(), "--role", "host");
+        assertEquals(callsOfAll, FakeNvml.calls(lib).size(), "the host agent never loads NVML");
+        int callsBefore = FakeNvml.calls(lib).size();
+        Map<String, String> gpu = allLabels(Map.of("NODE_LABELLER_ROLE", "gpu"));
+        assertTrue(FakeNvml.calls(lib).size() > callsBefore, "the GPU agent asks NVML");
+
+        assertEquals(List.of("nvidia.com/gpu.present"), host.keySet().stream().filter(k -> k.startsWith("nvidia.com/")).toList());
+        assertTrue(host.containsKey("feature.node.kubernetes.io/kernel-version.full"));
+        assertTrue(gpu.keySet().stream().allMatch(k -> k.startsWith("nvidia.com/")), gpu.toString());
+        assertFalse(gpu.containsKey("nvidia.com/gpu.present"));
+        assertEquals("NVIDIA-A100-SXM4-80GB", gpu.get("nvidia.com/gpu.product"));
+        Map<String, String> union = new TreeMap<>(host);
+        union.putAll(gpu);
+        union.remove("nvidia.com/gfd.timestamp");
+        Map<String, String> one = new TreeMap<>(all);
+        one.remove("nvidia.com/gfd.timestamp");
+        assertEquals(one, union, "together, the labels of one agent");
+        assertTrue(gpu.containsKey("nvidia.com/gfd.timestamp") && !host.containsKey("nvidia.com/gfd.timestamp"),
+                "the timestamp says GPU Feature Discovery's labels were written: the GPU agent's");
+    }
+
+    @Test
+    void anUnknownRoleIsAUsageErrorNamingWhereItCameFrom() {
+        Cli.Result flag = Cli.runWith(Map.of(), "print", "--role", "nvml", "--sources", "system");
+        assertEquals(2, flag.code());
+        assertTrue(flag.err().contains("--role: expected one of all, host, gpu, got 'nvml'"), flag.err());
+        Cli.Result env = Cli.runWith(Map.of("NODE_LABELLER_ROLE", "agent"), "print", "--sources", "system");
+        assertEquals(2, env.code());
+        assertTrue(env.err().contains("NODE_LABELLER_ROLE: expected one of all, host, gpu, got 'agent'"), env.err());
     }
 }

@@ -973,6 +973,15 @@ class AdmissionPolicyTest {
         // squatting: another node's name, labelled with its own node; n2 could never publish
         assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("n2", "n1"), null), "not n2 for 'n1'");
         assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("custom-name", "n1"), null), "not custom-name");
+        // the GPU agent's object, named as GPU Feature Discovery names its own: for the bound node only
+        assertAllowed(writeNodeFeature("CREATE", AGENT, nodeFeature("node-labeller-gpu-n1", "n1"), null));
+        assertAllowed(writeNodeFeature("UPDATE", AGENT, nodeFeature("node-labeller-gpu-n1", "n1"),
+                nodeFeature("node-labeller-gpu-n1", "n1")));
+        assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("node-labeller-gpu-n2", "n1"), null),
+                "not node-labeller-gpu-n2");
+        assertDenied(writeNodeFeature("CREATE", AGENT, nodeFeature("node-labeller-gpu-n2", "n2"), null), "for 'n2'");
+        assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("node-labeller-gpu-n1", "n1"),
+                nodeFeature("node-labeller-gpu-n1", "n2")), "of another node");
         // re-pointing another node's object at itself, or changing it
         assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("n2", "n1"), nodeFeature("n2", "n2")), "of another node (n2");
         assertDenied(writeNodeFeature("DELETE", AGENT, null, nodeFeature("n2", "n2")), "of another node (n2");

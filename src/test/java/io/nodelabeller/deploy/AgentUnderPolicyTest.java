@@ -113,6 +113,56 @@ class AgentUnderPolicyTest {
         }
     }
 
+    /**
+     * The two agents of a GPU node (host and GPU role, one install) under the install's policy: each one's writes are
+     * admitted whole — the GPU agent's first write claims new keys in the shared list, pinned — and together they give
+     * what one agent gave, which they take over without a write when the install had one agent before.
+     */
+    @Test
+    void theHostAndGpuAgentsOfOneInstallAreAdmittedWhole() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(io.nodelabeller.testing.FakeNvml.built(
+                io.nodelabeller.testing.FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        String lib = io.nodelabeller.testing.FakeNvml.nvml().gpus(8, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("lib")).toString();
+        Map<String, String> scope = new TreeMap<>(AdmissionPolicyTest.base().crb().getMetadata().getAnnotations());
+        scope.put(WriteScope.LABEL_DOMAINS, "example.com"); // the host's features.d labels
+        PolicedNodeDispatcher dispatcher = new PolicedNodeDispatcher(AdmissionPolicyTest.BASE.withScope(scope), AdmissionPolicyTest.AGENT);
+        KubernetesMockServer server = server(dispatcher);
+        try (KubernetesClient client = server.createClient()) {
+            for (String node : List.of("gpu-1", "gpu-2")) {
+                client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).addToLabels("kubernetes.io/hostname", node)
+                        .endMetadata().build()).create();
+            }
+            createBinding(client, Map.of(WriteScope.LABEL_DOMAINS, "example.com"));
+            String kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString();
+            java.util.function.BiFunction<String, String, Cli.Result> once = (node, role) -> Cli.runWith(
+                    Map.of("NODE_LABELLER_ROLE", role), "once", "--host-root", Hosts.root("gpu-server").toString(),
+                    "--nvml-library", lib, "--node-name", node, "--kubeconfig", kubeconfig, "--instance", "node-labeller",
+                    "--no-timestamp");
+            // gpu-1: the two agents from the start, the GPU agent first (its pod may come up before the host agent's)
+            for (String role : List.of("gpu", "host", "gpu", "host")) {
+                Cli.Result r = once.apply("gpu-1", role);
+                assertEquals(0, r.code(), role + ": " + r.err());
+                assertTrue(r.err().lines().noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR ")), role + ": " + r.err());
+            }
+            // gpu-2: one agent first (the earlier layout), then the two
+            assertEquals(0, once.apply("gpu-2", "all").code());
+            Map<String, String> one = new TreeMap<>(client.nodes().withName("gpu-2").get().getMetadata().getLabels());
+            int writes = dispatcher.admitted().size();
+            assertEquals(0, once.apply("gpu-2", "host").code());
+            assertEquals(0, once.apply("gpu-2", "gpu").code());
+            assertEquals(writes, dispatcher.admitted().size(), "the hand-over writes nothing");
+            assertEquals(List.of(), dispatcher.refused());
+            one.put("kubernetes.io/hostname", "gpu-1");
+            assertEquals(one, new TreeMap<>(client.nodes().withName("gpu-1").get().getMetadata().getLabels()),
+                    "two agents give what one gave");
+            assertEquals(client.nodes().withName("gpu-2").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"),
+                    client.nodes().withName("gpu-1").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"));
+        } finally {
+            server.destroy();
+        }
+    }
+
     /** No binding of the named install: the agent publishes nothing (its policy would not apply), and says why. */
     @Test
     void withoutItsInstallsBindingTheAgentWritesNothing() throws Exception {

@@ -343,7 +343,10 @@ class HelmChartTest {
         }
     }
 
-    /** A user's node affinity is kept with gpu.enabled: the GPU condition is added to each of its terms. */
+    /**
+     * A user's node affinity is kept with gpu.enabled: the host agent has it as it is, the GPU agent gets the GPU
+     * condition added to each of its terms.
+     */
     @Test
     void aUserAffinityIsKeptWithGpuEnabled(@TempDir Path tmp) throws Exception {
         List<HasMetadata> helm = templateWith(tmp, """
@@ -362,7 +365,7 @@ class HelmChartTest {
             m.put("pool", "training");
             return m;
         };
-        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"),
+        assertEquals(ManifestsTest.BOTH_WHERE_ALLOWED,
                 ManifestsTest.GPU_NODE_STATES.stream().map(n -> ManifestsTest.agentOn(plain, gpu, inPool.apply(n))).toList(),
                 "in the user's pool: as without an affinity of one's own");
         assertEquals(java.util.Collections.nCopies(7, "none"),
@@ -382,7 +385,7 @@ class HelmChartTest {
     @Test
     void theGpuAgentFollowsTheOperatorsGateForGpuClients(@TempDir Path tmp) throws Exception {
         List<HasMetadata> optional = templateWith(tmp, "gpu: {enabled: true}\n");
-        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"), ManifestsTest.GPU_NODE_STATES.stream()
+        assertEquals(ManifestsTest.BOTH_WHERE_ALLOWED, ManifestsTest.GPU_NODE_STATES.stream()
                 .map(n -> ManifestsTest.agentOn(one(optional, DaemonSet.class, "node-labeller"),
                         one(optional, DaemonSet.class, "node-labeller-gpu"), n)).toList());
         assertEquals(ofKind(Manifests.render("overlays/gpu"), DaemonSet.class).stream().map(ds -> ds.getSpec().getTemplate()
@@ -393,7 +396,7 @@ class HelmChartTest {
         List<HasMetadata> required = templateWith(tmp, "gpu: {enabled: true, deployClient: required}\n");
         DaemonSet gpu = one(required, DaemonSet.class, "node-labeller-gpu");
         assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
-        assertEquals(List.of("plain", "plain", "none", "gpu", "none", "none", "none"), ManifestsTest.GPU_NODE_STATES.stream()
+        assertEquals(List.of("host", "host", "host", "host+gpu", "host", "host", "host"), ManifestsTest.GPU_NODE_STATES.stream()
                 .map(n -> ManifestsTest.agentOn(one(required, DaemonSet.class, "node-labeller"), gpu, n)).toList());
         assertFalse(one(required, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getNodeSelector()
                 .containsKey("nvidia.com/gpu.deploy.client"));
@@ -429,6 +432,10 @@ class HelmChartTest {
     void nfdCompatAgreesWithTheNfdCompatOverlay() {
         List<HasMetadata> kustomize = Manifests.render("overlays/nfd-compat");
         List<HasMetadata> helm = template(Map.of("nfdCompat.enabled", true));
+        // GFD's labels stay when GFD goes: the GPU agent comes with nfd-compat by default (gpu.enabled: auto)
+        assertEquals(List.of("node-labeller", "node-labeller-gpu"),
+                ofKind(helm, DaemonSet.class).stream().map(d -> d.getMetadata().getName()).toList());
+        assertEquals(1, ofKind(template(Map.of("nfdCompat.enabled", true, "gpu.enabled", false)), DaemonSet.class).size());
         assertAgree(kustomize, helm);
         assertEquals(one(kustomize, Role.class, "node-labeller-nodefeatures").getRules(),
                 one(helm, Role.class, "node-labeller-nodefeatures").getRules());

@@ -43,6 +43,27 @@ final class Manifests {
             "/proc/swaps", "/etc/os-release", "/boot", "/usr/lib",
             "/lib/modules", "/etc/kubernetes/node-feature-discovery/features.d");
 
+    /**
+     * The GPU agent's request for every GPU as a volume mount, which the container toolkit takes where it ignores
+     * NVIDIA_VISIBLE_DEVICES in unprivileged containers: /dev/null at /var/run/nvidia-container-devices/all
+     * (nvidia-container-toolkit internal/config/image/cuda_image.go, DeviceListAsVolumeMountsRoot; the device plugin's
+     * kind demo mounts it so).
+     */
+    static final String DEVICE_REQUEST_VOLUME = "nvidia-devices-all";
+
+    /** {@code ds} requests every GPU as a read-only mount of the host's /dev/null, a character device. */
+    static void assertDeviceRequestOnlyOnTheGpuAgent(DaemonSet ds) {
+        PodSpec pod = ds.getSpec().getTemplate().getSpec();
+        io.fabric8.kubernetes.api.model.Volume v = pod.getVolumes().stream()
+                .filter(x -> x.getName().equals(DEVICE_REQUEST_VOLUME)).findFirst().orElseThrow();
+        org.junit.jupiter.api.Assertions.assertEquals("/dev/null", v.getHostPath().getPath());
+        org.junit.jupiter.api.Assertions.assertEquals("CharDevice", v.getHostPath().getType());
+        io.fabric8.kubernetes.api.model.VolumeMount m = pod.getContainers().get(0).getVolumeMounts().stream()
+                .filter(x -> x.getName().equals(DEVICE_REQUEST_VOLUME)).findFirst().orElseThrow();
+        org.junit.jupiter.api.Assertions.assertEquals("/var/run/nvidia-container-devices/all", m.getMountPath());
+        org.junit.jupiter.api.Assertions.assertEquals(Boolean.TRUE, m.getReadOnly());
+    }
+
     private Manifests() {
     }
 

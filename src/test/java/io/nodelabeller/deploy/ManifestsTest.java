@@ -230,6 +230,7 @@ class ManifestsTest {
             String where = variant + " " + w.getMetadata().getName();
             PodSpec pod = podSpec(w);
             Map<String, String> hostPathOf = pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+                    .filter(v -> !v.getName().equals(Manifests.DEVICE_REQUEST_VOLUME)) // the GPU agent's: checked below
                     .collect(Collectors.toMap(Volume::getName, v -> v.getHostPath().getPath()));
             assertEquals(new TreeSet<>(Manifests.HOST_PATHS), new TreeSet<>(hostPathOf.values()), where);
             Container c = pod.getContainers().get(0);
@@ -244,6 +245,11 @@ class ManifestsTest {
             }
             for (String path : Manifests.HOST_PATHS) {
                 assertEquals("/host" + path, mounted.get(path), where + ": mount of " + path);
+            }
+            if (w instanceof DaemonSet ds && "nvidia".equals(pod.getRuntimeClassName())) {
+                Manifests.assertDeviceRequestOnlyOnTheGpuAgent(ds);
+            } else {
+                assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getName().equals(Manifests.DEVICE_REQUEST_VOLUME)), where);
             }
             // least privilege: no host directory that shows processes (the whole /proc), and directories read-only
             // all the way down where the kubelet can do it
@@ -400,17 +406,26 @@ class ManifestsTest {
                 .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
         assertEquals("all", env.get("NVIDIA_VISIBLE_DEVICES"));
         assertEquals("utility", env.get("NVIDIA_DRIVER_CAPABILITIES"));
-        // A node is GPU (gpu.present=true) or not: one of the two agents, never both; none while the GPU Operator
-        // pauses GPU clients for a driver upgrade or a MIG change (nobody touches the labels meanwhile).
-        assertEquals(List.of("plain", "plain", "gpu", "gpu", "none", "none", "none"),
-                GPU_NODE_STATES.stream().map(node -> agentOn(plain, gpu, node)).toList());
+        // The host agent on every node, GPU nodes included, whatever the GPU stack does: the host labels never wait
+        // for it. The GPU agent joins where gpu.present=true, and leaves while the GPU Operator pauses GPU clients for
+        // a driver upgrade or a MIG change (nobody touches the GPU labels meanwhile).
+        assertEquals(BOTH_WHERE_ALLOWED, GPU_NODE_STATES.stream().map(node -> agentOn(plain, gpu, node)).toList());
+        Map<String, String> hostEnv = plain.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getValue() != null).collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        assertEquals("host", hostEnv.get("NODE_LABELLER_ROLE"));
+        assertEquals("gpu", env.get("NODE_LABELLER_ROLE"));
+        assertEquals(hostEnv.get("NODE_LABELLER_INSTANCE"), env.get("NODE_LABELLER_INSTANCE"), "one install");
+        assertEquals(plain.getSpec().getTemplate().getSpec().getServiceAccountName(), gpuPod.getServiceAccountName());
+        // the hardened toolkit (no NVIDIA_VISIBLE_DEVICES from unprivileged containers) takes the volume-mount request
+        Manifests.assertDeviceRequestOnlyOnTheGpuAgent(gpu);
         // Two DaemonSets must not select each other's pods.
         assertNotEquals(plain.getSpec().getSelector().getMatchLabels(), gpu.getSpec().getSelector().getMatchLabels());
         assertFalse(gpu.getSpec().getTemplate().getMetadata().getLabels().entrySet()
                 .containsAll(plain.getSpec().getSelector().getMatchLabels().entrySet()));
         // Same container otherwise.
         assertEquals(plain.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs(), gpuPod.getContainers().get(0).getArgs());
-        assertEquals(plain.getSpec().getTemplate().getSpec().getVolumes(), gpuPod.getVolumes());
+        assertEquals(plain.getSpec().getTemplate().getSpec().getVolumes(), gpuPod.getVolumes().stream()
+                .filter(v -> !v.getName().equals(Manifests.DEVICE_REQUEST_VOLUME)).toList());
     }
 
     /** docs/security.md's table of host paths is the list the manifests mount: a new one is documented there too. */
@@ -461,7 +476,7 @@ class ManifestsTest {
                 "# kustomization.yaml (gpu.deploy.client required)", tmp);
         DaemonSet gpu = one(objects, DaemonSet.class, "node-labeller-gpu");
         assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
-        assertEquals(List.of("plain", "plain", "none", "gpu", "none", "none", "none"), GPU_NODE_STATES.stream()
+        assertEquals(List.of("host", "host", "host", "host+gpu", "host", "host", "host"), GPU_NODE_STATES.stream()
                 .map(n -> agentOn(one(objects, DaemonSet.class, "node-labeller"), gpu, n)).toList());
     }
 
@@ -484,12 +499,18 @@ class ManifestsTest {
                     "nvidia.com/gpu.deploy.client", "paused-for-mig-change"),
             Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.client", "false"));
 
-    /** Which agent runs on a node with {@code labels}: "plain", "gpu", "none", or "both" (a defect). */
-    static String agentOn(DaemonSet plain, DaemonSet gpu, Map<String, String> labels) {
-        boolean p = io.nodelabeller.testing.NodeAffinity.selects(plain.getSpec().getTemplate().getSpec(), labels);
+    /**
+     * Which agents run on a node with {@code labels}: "host", "host+gpu", "none", or "gpu" (a defect: GPU labels
+     * maintained while the host labels are not).
+     */
+    static String agentOn(DaemonSet host, DaemonSet gpu, Map<String, String> labels) {
+        boolean h = io.nodelabeller.testing.NodeAffinity.selects(host.getSpec().getTemplate().getSpec(), labels);
         boolean g = io.nodelabeller.testing.NodeAffinity.selects(gpu.getSpec().getTemplate().getSpec(), labels);
-        return p && g ? "both" : p ? "plain" : g ? "gpu" : "none";
+        return h && g ? "host+gpu" : h ? "host" : g ? "gpu" : "none";
     }
+
+    /** Every node state gets the host agent; the GPU agent joins on GPU nodes while the Operator lets GPU clients run. */
+    static final List<String> BOTH_WHERE_ALLOWED = List.of("host", "host", "host+gpu", "host+gpu", "host", "host", "host");
 
     @Test
     void nfdCompatOverlayPublishesNodeFeaturesWithANamespacedRole() throws Exception {

@@ -1,6 +1,7 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.DevicePluginConfig;
+import io.nodelabeller.config.Role;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelDoc;
@@ -52,7 +53,18 @@ public final class NvidiaLabeler implements Labeler {
     /** Why the NVML-derived labels are left out, while they are. */
     private final ProblemLog nvmlState = new ProblemLog(LOG, null);
 
+    private final Role role;
+
     public NvidiaLabeler(DevicePluginConfig dp, Instant start, boolean noTimestamp) {
+        this(dp, start, noTimestamp, Role.ALL);
+    }
+
+    /**
+     * {@code role}: {@link Role#HOST} writes {@code gpu.present} alone (NVML is the GPU agent's), {@link Role#GPU}
+     * everything else, {@link Role#ALL} both.
+     */
+    public NvidiaLabeler(DevicePluginConfig dp, Instant start, boolean noTimestamp, Role role) {
+        this.role = role;
         this.timestamp = !noTimestamp && !dp.gfd().noTimestamp();
         this.stamp = new TimestampLabeler(start);
         this.nvml = List.of(new MachineLabeler(), new VersionLabeler(), new MigCapabilityLabeler(),
@@ -73,7 +85,13 @@ public final class NvidiaLabeler implements Labeler {
     @Override
     public synchronized List<Label> labels(Features features) {
         GpuFacts facts = GpuFacts.of(features);
-        List<GpuLabeler> active = new ArrayList<>(List.of(present));
+        if (role == Role.HOST) { // no NVML here, by design: nothing to report about it
+            return Labeler.merge(List.of(present), features);
+        }
+        List<GpuLabeler> active = new ArrayList<>();
+        if (role == Role.ALL) {
+            active.add(present);
+        }
         if (timestamp && (facts.pciGpuPresent() || facts.nvmlUsable())) {
             active.add(stamp);
         }
