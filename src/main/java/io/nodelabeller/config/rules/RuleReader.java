@@ -262,7 +262,7 @@ public final class RuleReader {
                     n.child(k).warn("unknown key ignored, as NFD's worker ignores it (an expression has op and value)");
                 }
             });
-        } else if (!n.object("op", "value")) {
+        } else if (!n.object("op", "value", "type")) {
             return null;
         }
         YamlNode opNode = n.child("op");
@@ -273,14 +273,17 @@ public final class RuleReader {
         } else if (opText == null) {
             opNode.problem("expected an operator (one of " + Op.names() + ")");
         } else {
+            boolean objects = dialect == Dialect.OBJECT;
             try {
                 op = Op.valueOf(opText);
-                if (op == Op.Any) {
+                if (op == Op.Any || (op.objectsOnly() && !objects)) {
                     throw new IllegalArgumentException(opText);
                 }
             } catch (IllegalArgumentException e) {
                 op = null;
-                opNode.problem("expected one of " + Op.names() + ", got '" + opText + "'");
+                opNode.problem("expected one of " + Op.names(objects) + ", got '" + opText + "'"
+                        + (objects || !List.of("Ge", "Le", "GeLe").contains(opText) ? ""
+                        : " (Ge, Le and GeLe are nfd-master's, for NodeFeatureRule objects: NFD's worker config has none)"));
             }
         }
         YamlNode valueNode = n.child("value");
@@ -292,8 +295,20 @@ public final class RuleReader {
         } else {
             values = scalars(valueNode);
         }
+        String type = "";
+        if (dialect == Dialect.OBJECT && !n.child("type").isMissing()) {
+            type = n.child("type").string(null); // a mapping or a list is a problem there
+            if (type == null) {
+                return null;
+            }
+        }
         if (op == null || values == null) {
             return null;
+        }
+        if (dialect == Dialect.OBJECT) {
+            // nfd-master checks an expression when it evaluates it on an element that is there (expression.go,
+            // evaluateMatchExpression): one that is wrong for its operator does nothing until then (Expressions)
+            return new MatchExpression(op, values, type);
         }
         return check(op, values, valueNode.isMissing() ? n : valueNode);
     }
@@ -343,6 +358,7 @@ public final class RuleReader {
             case Any -> values.isEmpty() ? null : "expected no value for op \"\" (any), got " + values;
             case Gt, Lt -> values.size() != 1 || !allIntegers(values)
                     ? "expected exactly one integer value for op " + op + ", got " + values : null;
+            case Ge, Le, GeLe -> "op " + op + " is nfd-master's (NodeFeatureRule objects)";
             case GtLt -> values.size() != 2 || !allIntegers(values)
                     ? "expected exactly two integer values for op GtLt, got " + values
                     : Long.parseLong(values.get(0)) >= Long.parseLong(values.get(1))

@@ -214,6 +214,34 @@ class RuleReaderTest {
                 skipped.get(0));
     }
 
+    /**
+     * Ge, Le and GeLe and {@code type} are nfd-master's: the worker config refuses the operators (naming why) and
+     * ignores the key; an object keeps them, and keeps an expression wrong for its operator for evaluation.
+     */
+    @Test
+    void theObjectsOwnOperatorsAndTypeStayInTheObjects() throws Exception {
+        List<String> p = problems("- {name: r, matchFeatures: [{feature: a.b, matchExpressions: {k: {op: GeLe, value: [\"1\", \"2\"]}}}]}");
+        assertEquals(1, p.size(), p.toString());
+        assertTrue(p.get(0).contains("got 'GeLe' (Ge, Le and GeLe are nfd-master's, for NodeFeatureRule objects: NFD's worker"
+                + " config has none)") && p.get(0).contains("expected one of In, NotIn, InRegexp, Exists, DoesNotExist, Gt, Lt,"
+                + " GtLt, IsTrue, IsFalse,"), p.get(0));
+        var rules = new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                [{"name": "v", "labels": {"a": "1"}, "matchFeatures": [{"feature": "kernel.version", "matchExpressions": {
+                  "full": {"op": "GeLe", "value": ["5.15", "6.9"], "type": "version"},
+                  "major": {"op": "Gt", "value": ["1", "2"]}}}]},
+                 {"name": "t", "labels": {"b": "1"}, "matchFeatures": [{"feature": "kernel.version", "matchExpressions": {
+                  "full": {"op": "Ge", "value": ["5"], "type": ["version"]}}}]}]""");
+        List<String> skipped = new java.util.ArrayList<>();
+        List<Rule> read = RuleReader.readObjectRules("NodeFeatureRule x", rules, skipped);
+        assertEquals(List.of("v"), read.stream().map(Rule::name).toList());
+        assertEquals(new MatchExpression(Op.GeLe, List.of("5.15", "6.9"), "version"),
+                read.get(0).matchFeatures().get(0).matchExpressions().get("full"));
+        assertEquals(MatchExpression.of(Op.Gt, "1", "2"), read.get(0).matchFeatures().get(0).matchExpressions().get("major"),
+                "kept as written: nfd-master checks it when it evaluates it");
+        assertTrue(skipped.get(0).contains("rule 't' skipped") && skipped.get(0).contains("type: expected a string"),
+                skipped.toString());
+    }
+
     @Test
     void gtValidationFollowsNfd() {
         for (String bad : List.of("{op: Gt, value: []}", "{op: Gt, value: [\"1\", \"2\"]}", "{op: Lt, value: [\"1.5\"]}",

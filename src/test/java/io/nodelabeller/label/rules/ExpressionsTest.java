@@ -94,7 +94,7 @@ class ExpressionsTest {
             "Any;true;true",
             "Any;false;true",
     })
-    void flags(Op op, boolean present, boolean expected) {
+    void flags(Op op, boolean present, boolean expected) throws RuleException {
         assertEquals(expected, Expressions.matchesFlag(new MatchExpression(op, List.of()), present));
     }
 }

@@ -64,6 +64,66 @@ class NodeFeatureRuleLabelerTest {
         assertEquals(Set.of(RuleObjects.INPUT, "kernel"), p.others().get(Kind.EXTENDED_RESOURCE).get(0).inputs());
     }
 
+    /** A NodeFeatureRule object's rules as the informer hands them over: read in nfd-master's dialect. */
+    private static RuleObjects.RuleObject objectRules(String name, String rulesYaml) throws Exception {
+        List<String> skipped = new java.util.ArrayList<>();
+        List<io.nodelabeller.config.rules.Rule> rules = io.nodelabeller.config.rules.RuleReader.readObjectRules(name,
+                io.nodelabeller.config.yaml.Yaml.readTree(name, rulesYaml), skipped);
+        assertEquals(List.of(), skipped);
+        return new RuleObjects.RuleObject(name, rules);
+    }
+
+    /**
+     * nfd-master's dialect (issue #37 items 1-3): Ge/Le/GeLe, type: version on the kernel's flavoured version, and an
+     * expression that is wrong for its operator does nothing until it is evaluated on an element that is there — the
+     * rule is read, a missing element or a matchAny branch that matched first keeps it harmless, and where it is
+     * evaluated only that rule fails, with one warning.
+     */
+    @Test
+    void objectsSpeakNfdMastersDialectAndFailOnlyWhereAWrongExpressionIsEvaluated() throws Exception {
+        RuleObjects.RuleObject o = objectRules("dialect", """
+                - name: kernel at least 5.15
+                  labels: {vendor.io/kernel-5.15: "true"}
+                  matchFeatures:
+                    - feature: kernel.version
+                      matchExpressions: {full: {op: Ge, value: ["5.15"], type: version}, major: {op: GeLe, value: ["6", "7"]}}
+                - name: kernel below 6.8 (no)
+                  labels: {vendor.io/old-kernel: "true"}
+                  matchFeatures:
+                    - feature: kernel.version
+                      matchExpressions: {full: {op: Lt, value: ["6.8"], type: version}}
+                - name: wrong only for a missing element
+                  labels: {vendor.io/harmless: "true"}
+                  matchAny:
+                    - matchFeatures: [{feature: kernel.version, matchExpressions: {absent: {op: Gt, value: ["1", "2"]}}}]
+                    - matchFeatures: [{feature: kernel.version, matchExpressions: {major: {op: In, value: ["6"]}}}]
+                - name: wrong in a branch after one that matched
+                  labels: {vendor.io/any: "true"}
+                  matchAny:
+                    - matchFeatures: [{feature: kernel.version, matchExpressions: {major: {op: In, value: ["6"]}}}]
+                    - matchFeatures: [{feature: kernel.version, matchExpressions: {full: {op: Gt, value: ["5"], type: semver}}}]
+                - name: wrong where it is evaluated
+                  labels: {vendor.io/never: "true"}
+                  matchFeatures:
+                    - feature: kernel.version
+                      matchExpressions: {full: {op: Gt, value: ["5"]}}
+                - name: after the failing one
+                  labels: {vendor.io/after: "true"}
+                """);
+        NodeFeatureRuleLabeler labeler = new NodeFeatureRuleLabeler(objects(true, o));
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(NodeFeatureRuleLabeler.class)) {
+            Labeler.Produced p = labeler.produce(FEATURES);
+            labeler.produce(FEATURES);
+            Map<String, String> labels = Map.copyOf(p.labels().stream().collect(java.util.stream.Collectors.toMap(Label::key, Label::value)));
+            assertEquals(Map.of("vendor.io/kernel-5.15", "true", "vendor.io/harmless", "true", "vendor.io/any", "true",
+                    "vendor.io/after", "true"), labels);
+            List<String> warnings = log.messages(ch.qos.logback.classic.Level.WARN);
+            assertEquals(1, warnings.size(), warnings.toString());
+            assertTrue(warnings.get(0).contains("rule 'wrong where it is evaluated' skipped: not a number '6.8.0-45-generic'"),
+                    warnings.get(0));
+        }
+    }
+
     @Test
     void anUnknownViewMakesItsOutputsUncertain() {
         Labeler.Produced p = new NodeFeatureRuleLabeler(objects(false)).produce(FEATURES);
