@@ -44,10 +44,9 @@ public final class SystemSource implements Source {
     @Override
     public Features discover(HostFs host, Warnings warnings) {
         Features.Builder b = Features.builder(NAME);
-        if (nodeName != null && !nodeName.isEmpty()) {
-            b.attribute("name", "nodename", nodeName);
-            b.origin("name", "environment variable NODE_NAME");
-        }
+        // always there, as in NFD (source/system/system.go: utils.NodeName(), "" when NODE_NAME is unset)
+        b.attribute("name", "nodename", nodeName == null ? "" : nodeName);
+        b.origin("name", "environment variable NODE_NAME");
         if (host.exists(OS_RELEASE)) {
             Map<String, String> release;
             try {
@@ -77,8 +76,8 @@ public final class SystemSource implements Source {
     }
 
     /**
-     * os-release as NFD reads it: every {@code KEY=value} line, value with surrounding quotes trimmed, empty
-     * values skipped; then {@code VERSION_ID.major} and {@code VERSION_ID.minor} where VERSION_ID starts
+     * os-release as NFD reads it: every {@code KEY=value} line with at least one character after the {@code =}, value
+     * with surrounding quotes trimmed — so {@code VARIANT_ID=""} is an empty value, {@code VARIANT_ID=} no value; then {@code VERSION_ID.major} and {@code VERSION_ID.minor} where VERSION_ID starts
      * with digits (digits kept verbatim: "22.04" → "22", "04").
      */
     static Map<String, String> parseOsRelease(List<String> lines) {
@@ -86,10 +85,7 @@ public final class SystemSource implements Source {
         for (String line : lines) {
             Matcher m = LINE.matcher(line);
             if (m.find()) {
-                String value = HostText.trim(m.group(2), "\"'");
-                if (!value.isEmpty()) {
-                    out.put(m.group(1), value);
-                }
+                out.put(m.group(1), HostText.trim(m.group(2), "\"'"));
             }
         }
         String versionId = out.get("VERSION_ID");

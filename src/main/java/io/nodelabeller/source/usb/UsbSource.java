@@ -7,17 +7,15 @@ import io.nodelabeller.source.Source;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * USB devices as NFD's usb source sees them: every entry of {@code /sys/bus/usb/devices} that has an
  * {@code idProduct} file is a device (interfaces and ports have none). Attributes {@code class}
  * (bDeviceClass), {@code vendor} (idVendor), {@code device} (idProduct), {@code serial}; empty or missing
  * values are left out. A device of class {@code 00} declares its class per interface: it yields one
- * {@code usb.device} instance per distinct {@code <interface>/bInterfaceClass}, with that class.
+ * {@code usb.device} instance per interface that has a {@code bInterfaceClass}, with that class.
  *
  * <p>Listed with {@link HostFs#listHardware}: no USB bus (a VM) is no devices, as in NFD; an unlistable
  * {@code /sys/bus/usb/devices}, or no visible sysfs at all, fails the source (its labels are kept).
@@ -64,9 +62,10 @@ public final class UsbSource implements Source {
         if (!"00".equals(attrs.get("class"))) {
             return List.of(attrs);
         }
-        // Class 00: "defined at interface level". One instance per interface class, as the device may mix them.
-        Set<String> classes = new LinkedHashSet<>();
-        for (String sub : host.listOrEmpty(dir)) {
+        // Class 00: "defined at interface level". One instance per interface, in name order, as NFD's usb source
+        // makes them (source/usb/utils.go, readUsbDevInfo): two interfaces of one class are two instances.
+        List<String> classes = new ArrayList<>();
+        for (String sub : host.listOrEmpty(dir).stream().sorted().toList()) {
             host.readTrimmed(dir + "/" + sub + "/bInterfaceClass").filter(v -> !v.isEmpty()).ifPresent(classes::add);
         }
         List<Map<String, String>> out = new ArrayList<>();

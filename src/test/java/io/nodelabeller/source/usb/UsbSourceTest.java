@@ -26,7 +26,9 @@ class UsbSourceTest {
 
     @Test
     void gpuServerDevicesWithInterfaceClassWhenDeviceClassIs00() throws IOException {
+        // 1-1, a BMC's virtual keyboard and mouse: class 00 with two HID interfaces (03), two instances as in NFD
         assertEquals(List.of(
+                        Map.of("class", "03", "vendor", "046b", "device", "ff10"),
                         Map.of("class", "03", "vendor", "046b", "device", "ff10"),
                         Map.of("class", "ef", "vendor", "046b", "device", "ffb0", "serial", "1234567890"),
                         Map.of("class", "09", "vendor", "1d6b", "device", "0002", "serial", "0000:c3:00.3"),
@@ -38,7 +40,8 @@ class UsbSourceTest {
     void originsNameTheDeviceDirectory() throws IOException {
         HostFs host = Hosts.fs("gpu-server");
         Features f = new UsbSource().discover(host, m -> { });
-        assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.instanceOrigin("usb.device", 1));
+        assertEquals(host.path("/sys/bus/usb/devices/1-1").toString(), f.instanceOrigin("usb.device", 1));
+        assertEquals(host.path("/sys/bus/usb/devices/1-2").toString(), f.instanceOrigin("usb.device", 2));
     }
 
     @Test
@@ -48,9 +51,9 @@ class UsbSourceTest {
         // 1-2: class 00 without interfaces gives nothing; 1-4: only an empty idProduct gives an empty instance.
         assertEquals("x".repeat(70), d.get(1).get("vendor"));
         assertEquals(Map.of(), d.get(2));
-        assertEquals(List.of("fe", "ff"), d.subList(3, 5).stream().map(m -> m.get("class")).toList());
-        assertEquals("be ef", d.get(5).get("device"));
-        assertEquals(6, d.size());
+        assertEquals(List.of("fe", "ff", "ff"), d.subList(3, 6).stream().map(m -> m.get("class")).toList());
+        assertEquals("be ef", d.get(6).get("device"));
+        assertEquals(7, d.size());
     }
 
     /**
