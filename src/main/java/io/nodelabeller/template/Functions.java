@@ -47,6 +47,8 @@ final class Functions {
         ALL.put("gt", a -> compare(arity("gt", a, 2)) > 0);
         ALL.put("ge", a -> compare(arity("ge", a, 2)) >= 0);
         Sprig.register(ALL);
+        SprigCollections.register(ALL);
+        SprigText.register(ALL);
     }
 
     private Functions() {
