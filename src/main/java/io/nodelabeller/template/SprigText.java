@@ -131,20 +131,8 @@ final class SprigText {
             }
         });
         f.put("biggest", f.get("max"));
-        f.put("maxf", a -> {
-            double m = toFloat64(atLeast("maxf", a, 1).get(0));
-            for (Object o : a.subList(1, a.size())) {
-                m = Math.max(m, toFloat64(o));
-            }
-            return m;
-        });
-        f.put("minf", a -> {
-            double m = toFloat64(atLeast("minf", a, 1).get(0));
-            for (Object o : a.subList(1, a.size())) {
-                m = Math.min(m, toFloat64(o));
-            }
-            return m;
-        });
+        f.put("maxf", a -> fold("maxf", a, Math::max));
+        f.put("minf", a -> fold("minf", a, Math::min));
         f.put("floor", a -> Math.floor(toFloat64(Functions.arity("floor", a, 1).get(0))));
         f.put("ceil", a -> Math.ceil(toFloat64(Functions.arity("ceil", a, 1).get(0))));
         f.put("round", a -> {
@@ -344,6 +332,15 @@ final class SprigText {
             return "map";
         }
         return v instanceof List ? "slice" : "struct";
+    }
+
+    /** Sprig's maxf/minf: math.Max/Min over the arguments as float64. */
+    private static double fold(String fn, List<Object> a, java.util.function.DoubleBinaryOperator op) throws TemplateException {
+        double m = toFloat64(atLeast(fn, a, 1).get(0));
+        for (Object o : a.subList(1, a.size())) {
+            m = op.applyAsDouble(m, toFloat64(o));
+        }
+        return m;
     }
 
     private static List<Object> atLeast(String fn, List<Object> a, int n) throws TemplateException {
