@@ -281,6 +281,8 @@ final class Executor {
                             + new TreeMap<>(m).keySet() + ")");
                 }
                 v = m.get(name);
+            } else if (v instanceof SemVer sv && sv.method(name) != null) {
+                v = sv.method(name); // a method without arguments, as Go calls one in a field chain
             } else if (v == null) {
                 throw new TemplateException(at + "nil pointer evaluating ." + name);
             } else {

@@ -68,6 +68,9 @@ final class GoFormat {
         if (v instanceof List<?> l) {
             return "[]" + (l.isEmpty() ? "interface {}" : typeName(l.get(0)));
         }
+        if (v instanceof SemVer) {
+            return "*semver.Version";
+        }
         return v.getClass().getSimpleName();
     }
 

@@ -283,6 +283,9 @@ final class SprigText {
             cps.forEach(out::appendCodePoint);
             return out.toString();
         });
+        f.put("semver", a -> SemVer.parse(string("semver", Functions.arity("semver", a, 1), 0)));
+        f.put("semverCompare", a -> SemVer.satisfies(string("semverCompare", Functions.arity("semverCompare", a, 2), 0),
+                SemVer.parse(string("semverCompare", a, 1))));
         for (String name : REFUSED) {
             f.put(name, a -> {
                 throw new TemplateException(name + " makes keys, certificates, password hashes or ciphertext: it is not"

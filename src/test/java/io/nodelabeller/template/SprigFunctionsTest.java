@@ -82,6 +82,12 @@ class SprigFunctionsTest {
             {{ toJson (dict "b" (list 1 2.5 "<x>") "a" true "n" nil) }} | {"a":true,"b":[1,2.5,"\\u003cx\\u003e"],"n":null}
             {{ toRawJson (dict "s" "<x>" "f" 100000000.0 "e" 0.0000001) }} | {"e":1e-7,"f":100000000,"s":"<x>"}
             {{ (fromJson "{\\"a\\": {\\"b\\": [1, 2]}}").a.b }} {{ fromJson "nope" }} | [1 2] <no value>
+            {{ semver "v1.2.3-beta.1+b5" }} {{ (semver "5.15.0-91-generic").Minor }} {{ (semver "550.54").Patch }} | 1.2.3-beta.1+b5 15 0
+            {{ semverCompare ">=5.15" "6.8.0" }} {{ semverCompare ">=5.15" "5.4.0" }} {{ semverCompare "^550" "550.54.15" }} | true false true
+            {{ semverCompare ">=5.15" "6.8.0-45-generic" }} {{ semverCompare ">=5.15-0" "6.8.0-45-generic" }} | false true
+            {{ semverCompare "~1.2" "1.2.9" }} {{ semverCompare "~1.2" "1.3.0" }} {{ semverCompare "1.2.x" "1.2.7" }} | true false true
+            `{{ semverCompare "1.2 - 1.4.5" "1.4.5" }} {{ semverCompare "<1.0 || >=2.0" "1.5" }} {{ semverCompare "!=1.2.3" "1.2.3" }}` | true false false
+            {{ semverCompare "^0.2.3" "0.2.9" }} {{ semverCompare "^0.2.3" "0.3.0" }} {{ semverCompare ">1.2" "1.2.5" }} {{ semverCompare ">1.2" "1.3.0" }} | true false false true
             """)
     void asSprigGivesIt(String template, String want) throws Exception {
         assertEquals(want.replace("\\n", "\n"), run(template));
@@ -115,6 +121,8 @@ class SprigFunctionsTest {
             TemplateException e = assertThrows(TemplateException.class, () -> run("{{ " + fn + " }}"));
             assertTrue(e.getMessage().contains(fn.substring(0, fn.indexOf(' ')) + " makes keys"), e.getMessage());
         }
+        TemplateException bad = assertThrows(TemplateException.class, () -> run("{{ semverCompare \">=1\" \"x.y\" }}"));
+        assertTrue(bad.getMessage().contains("Invalid Semantic Version"), bad.getMessage());
         TemplateException fail = assertThrows(TemplateException.class, () -> run("{{ fail \"no GPU\" }}"));
         assertTrue(fail.getMessage().contains("no GPU"), fail.getMessage());
     }
