@@ -25,9 +25,14 @@ final class Executor {
 
     private static final Object NO_FINAL = new Object();
 
+    /** Named templates calling each other nest at most this deep (Go allows 100000, on a growing goroutine stack). */
+    static final int MAX_DEPTH = 1000;
+
     private final StringBuilder out = new StringBuilder();
     private int steps;
-    private final List<Object[]> vars = new ArrayList<>();
+    private int depth;
+    private List<Object[]> vars = new ArrayList<>();
+    private final Map<String, List<Node>> templates;
 
     private static final class Jump extends RuntimeException {
         final boolean isBreak;
@@ -38,14 +43,42 @@ final class Executor {
         }
     }
 
-    private Executor(Object data) {
+    private Executor(Object data, Map<String, List<Node>> templates) {
         vars.add(new Object[] {"$", data});
+        this.templates = templates;
     }
 
     static String run(List<Node> nodes, Object data) throws TemplateException {
-        Executor e = new Executor(data);
+        return run(nodes, Map.of(), data);
+    }
+
+    /** Runs {@code nodes} over {@code data}; {@code templates}: the named templates it may call. */
+    static String run(List<Node> nodes, Map<String, List<Node>> templates, Object data) throws TemplateException {
+        Executor e = new Executor(data, templates);
         e.walk(nodes, data);
         return e.out.toString();
+    }
+
+    /** {@code template} / {@code block}: the named template with dot the pipeline's value and only {@code $} set. */
+    private void call(Node.Call c, Object dot) throws TemplateException {
+        List<Node> body = templates.get(c.name());
+        if (body == null) {
+            throw new TemplateException("template: no template \"" + c.name() + "\" associated with template \"\"");
+        }
+        if (depth >= MAX_DEPTH) {
+            throw new TemplateException("exceeded maximum template depth (" + MAX_DEPTH + ")");
+        }
+        Object value = c.pipe() == null ? null : pipe(c.pipe(), dot);
+        List<Object[]> outer = vars;
+        vars = new ArrayList<>();
+        vars.add(new Object[] {"$", value});
+        depth++;
+        try {
+            walk(body, value);
+        } finally {
+            depth--;
+            vars = outer;
+        }
     }
 
     private void walk(List<Node> nodes, Object dot) throws TemplateException {
@@ -60,6 +93,8 @@ final class Executor {
                 }
             } else if (n instanceof Control c) {
                 control(c, dot);
+            } else if (n instanceof Node.Call c) {
+                call(c, dot);
             } else if (n instanceof Node.LoopJump j) {
                 throw new Jump(j.isBreak());
             }

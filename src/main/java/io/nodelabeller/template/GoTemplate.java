@@ -20,11 +20,11 @@ public final class GoTemplate {
     private static final Set<String> FUNCTIONS = Functions.names();
 
     private final String source;
-    private final List<Node> nodes;
+    private final Parser.Parsed parsed;
 
-    private GoTemplate(String source, List<Node> nodes) {
+    private GoTemplate(String source, Parser.Parsed parsed) {
         this.source = source;
-        this.nodes = nodes;
+        this.parsed = parsed;
     }
 
     /** Parses {@code source}; a template Go would refuse, or that uses what is not supported here, throws. */
@@ -37,7 +37,7 @@ public final class GoTemplate {
 
     /** Runs the template over {@code data}; throws on what Go reports as an execution error. */
     public String execute(Object data) throws TemplateException {
-        return Executor.run(nodes, data);
+        return Executor.run(parsed.root(), parsed.templates(), data);
     }
 
     /** The text the template was parsed from. */

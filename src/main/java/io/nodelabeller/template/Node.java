@@ -18,6 +18,13 @@ sealed interface Node {
         enum Kind { IF, WITH, RANGE }
     }
 
+    /**
+     * {@code {{ template "name" pipeline }}}, or a {@code block}: runs the named template with dot the pipeline's
+     * value (nil without one).
+     */
+    record Call(int offset, String name, Pipe pipe) implements Node {
+    }
+
     /** {@code {{ break }}} or {@code {{ continue }}} inside a range. */
     record LoopJump(boolean isBreak) implements Node {
     }

@@ -15,33 +15,47 @@ import java.util.Set;
  * Builds the parse tree from tokens with the checks Go's text/template parser makes when a template is parsed:
  * unknown functions and undeclared variables, {@code end}/{@code else} without an opening action,
  * {@code break}/{@code continue} outside {@code range}, a constant where a pipeline stage needs a function.
- * {@code define}, {@code template} and {@code block} (named templates) are refused: a rule has one template.
+ * Named templates as Go has them: {@code define} at the top level only, {@code template} and {@code block}
+ * anywhere, each definition with its own variables ({@code $} alone); a name defined twice with a body both times is
+ * an error, an empty redefinition is ignored (text/template/parse, {@code Tree.add}).
  */
 final class Parser {
 
     private final List<Token> tokens;
     private final Set<String> functions;
-    private final List<String> vars = new ArrayList<>(List.of("$"));
+    private List<String> vars = new ArrayList<>(List.of("$"));
     private int pos;
     private int rangeDepth;
+    private final java.util.Map<String, List<Node>> defined = new java.util.LinkedHashMap<>();
+
+    /** A template: its own nodes, and the templates it defines by name. */
+    record Parsed(List<Node> root, java.util.Map<String, List<Node>> templates) {
+    }
 
     private Parser(List<Token> tokens, Set<String> functions) {
         this.tokens = tokens;
         this.functions = functions;
     }
 
-    static List<Node> parse(String source, Set<String> functions) throws TemplateException {
+    static Parsed parse(String source, Set<String> functions) throws TemplateException {
         Parser p = new Parser(Lexer.lex(source), functions);
         List<Node> nodes = new ArrayList<>();
-        String stop = p.list(nodes);
+        String stop = p.list(nodes, true);
         if (stop != null) {
             throw Lexer.error(p.tokens.get(p.pos - 1).offset(), "unexpected {{" + stop + "}}");
         }
-        return List.copyOf(nodes);
+        return new Parsed(List.copyOf(nodes), java.util.Collections.unmodifiableMap(p.defined));
     }
 
-    /** Parses nodes into {@code out} until EOF (returns null) or an {@code end}/{@code else} action (returns it). */
+    /**
+     * Parses nodes into {@code out} until EOF (returns null) or an {@code end}/{@code else} action (returns it);
+     * {@code top}: the template's own level, where {@code define} may stand.
+     */
     private String list(List<Node> out) throws TemplateException {
+        return list(out, false);
+    }
+
+    private String list(List<Node> out, boolean top) throws TemplateException {
         while (true) {
             Token t = next();
             switch (t.type()) {
@@ -54,6 +68,11 @@ final class Parser {
                     if (k.type() == Type.IDENT && (k.text().equals("end") || k.text().equals("else"))) {
                         next();
                         return k.text();
+                    }
+                    if (top && k.type() == Type.IDENT && k.text().equals("define")) {
+                        next();
+                        define(k);
+                        continue;
                     }
                     out.add(action(t));
                 }
@@ -86,13 +105,75 @@ final class Parser {
                     expect(Type.RIGHT, k.text());
                     return new Node.LoopJump(k.text().equals("break"));
                 }
-                case "define", "template", "block" -> throw Lexer.error(k.offset(),
-                        "{{" + k.text() + "}} (named templates) is not supported in rule templates");
+                case "template" -> {
+                    next();
+                    String name = templateName(k);
+                    Pipe pipe = peek().type() == Type.RIGHT ? null : pipe("template", Type.RIGHT, false);
+                    if (pipe == null) {
+                        expect(Type.RIGHT, "template");
+                    }
+                    return new Node.Call(k.offset(), name, pipe);
+                }
+                case "block" -> {
+                    next();
+                    String name = templateName(k);
+                    Pipe pipe = pipe("block", Type.RIGHT, false);
+                    body(k, name);
+                    return new Node.Call(k.offset(), name, pipe);
+                }
+                case "define" -> throw Lexer.error(k.offset(), "unexpected <define> in command");
                 default -> {
                 }
             }
         }
         return new Node.Action(left.offset(), pipe("command", Type.RIGHT, false));
+    }
+
+    /** {@code {{define "name"}} body {{end}}}. */
+    private void define(Token keyword) throws TemplateException {
+        String name = templateName(keyword);
+        expect(Type.RIGHT, "define clause");
+        body(keyword, name);
+    }
+
+    /** A named template's body up to its {@code end}, with its own variables, recorded under {@code name}. */
+    private void body(Token keyword, String name) throws TemplateException {
+        List<String> outer = vars;
+        int outerRange = rangeDepth;
+        vars = new ArrayList<>(List.of("$"));
+        rangeDepth = 0;
+        List<Node> body = new ArrayList<>();
+        String stop;
+        try {
+            stop = list(body);
+        } finally {
+            vars = outer;
+            rangeDepth = outerRange;
+        }
+        if (!"end".equals(stop)) {
+            throw Lexer.error(keyword.offset(), stop == null ? "unexpected EOF" : "unexpected {{else}}");
+        }
+        expect(Type.RIGHT, "end");
+        List<Node> had = defined.get(name);
+        if (had == null || empty(had)) {
+            defined.put(name, List.copyOf(body));
+        } else if (!empty(body)) {
+            throw Lexer.error(keyword.offset(), "template: multiple definition of template \"" + name + "\"");
+        }
+    }
+
+    /** text/template/parse's IsEmptyTree: nothing but white space. */
+    private static boolean empty(List<Node> nodes) {
+        return nodes.stream().allMatch(n -> n instanceof Node.Text t && t.text().isBlank());
+    }
+
+    /** The quoted name after define, template or block. */
+    private String templateName(Token keyword) throws TemplateException {
+        Token t = next();
+        if (t.type() != Type.LITERAL || !(t.value() instanceof String s) || !(t.text().startsWith("\"") || t.text().startsWith("`"))) {
+            throw Lexer.error(t.offset(), "unexpected \"" + t + "\" in " + keyword.text() + " clause");
+        }
+        return s;
     }
 
     /** if/with/range: pipeline, body, optional else (or else-if / else-with chain), end. */
