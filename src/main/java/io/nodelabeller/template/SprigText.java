@@ -46,9 +46,50 @@ final class SprigText {
         f.put("trimall", f.get("trimAll"));
         f.put("title", a -> title(string("title", Functions.arity("title", a, 1), 0)));
         f.put("untitle", a -> {
-            String s = string("untitle", Functions.arity("untitle", a, 1), 0);
-            return s.isEmpty() ? s : new StringBuilder().appendCodePoint(Character.toLowerCase(s.codePointAt(0)))
-                    .append(s.substring(Character.charCount(s.codePointAt(0)))).toString();
+            // goutils.Uncapitalize: the first letter of every space-separated word lower-cased
+            StringBuilder out = new StringBuilder();
+            boolean next = true;
+            for (int cp : string("untitle", Functions.arity("untitle", a, 1), 0).codePoints().toArray()) {
+                if (Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
+                    next = true;
+                    out.appendCodePoint(cp);
+                } else {
+                    out.appendCodePoint(next ? Character.toLowerCase(cp) : cp);
+                    next = false;
+                }
+            }
+            return out.toString();
+        });
+        f.put("wrap", a -> wrap(string("wrap", Functions.arity("wrap", a, 2), 1), goInt("wrap", a, 0), "\n", false));
+        f.put("wrapWith", a -> wrap(string("wrapWith", Functions.arity("wrapWith", a, 3), 2), goInt("wrapWith", a, 0),
+                string("wrapWith", a, 1), true));
+        f.put("b32dec", a -> {
+            String s = string("b32dec", Functions.arity("b32dec", a, 1), 0);
+            String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+            if (s.length() % 8 != 0) {
+                return "illegal base32 data at input byte " + (s.length() - s.length() % 8);
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            int buffer = 0;
+            int bits = 0;
+            int pad = s.indexOf('=');
+            String body = pad < 0 ? s : s.substring(0, pad);
+            for (int i = 0; i < body.length(); i++) {
+                int v = alphabet.indexOf(body.charAt(i));
+                if (v < 0) {
+                    return "illegal base32 data at input byte " + i;
+                }
+                buffer = (buffer << 5) | v;
+                bits += 5;
+                if (bits >= 8) {
+                    out.write((buffer >> (bits - 8)) & 0xff);
+                    bits -= 8;
+                }
+            }
+            if (pad >= 0 && !s.substring(pad).chars().allMatch(c -> c == '=')) {
+                return "illegal base32 data at input byte " + pad;
+            }
+            return out.toString(StandardCharsets.UTF_8);
         });
         f.put("swapcase", a -> swapCase(string("swapcase", Functions.arity("swapcase", a, 1), 0)));
         f.put("initials", a -> {
@@ -434,6 +475,42 @@ final class SprigText {
             return "..." + abbreviateFull(s.substring(offset), 0, maxWidth - 3);
         }
         return "..." + s.substring(s.length() - (maxWidth - 3));
+    }
+
+    /** goutils.WrapCustom: break at the last space within the width; a longer word broken only with {@code longWords}. */
+    private static String wrap(String str, long width, String newLine, boolean longWords) {
+        if (str.isEmpty()) {
+            return "";
+        }
+        String nl = newLine.isEmpty() ? "\n" : newLine;
+        int w = (int) Math.max(1, Math.min(width, Integer.MAX_VALUE - 2));
+        int length = str.length();
+        int offset = 0;
+        StringBuilder out = new StringBuilder();
+        while (length - offset > w) {
+            if (str.charAt(offset) == ' ') {
+                offset++;
+                continue;
+            }
+            int space = str.substring(offset, w + offset + 1).lastIndexOf(' ') + offset;
+            if (space >= offset) {
+                out.append(str, offset, space).append(nl);
+                offset = space + 1;
+            } else if (longWords) {
+                out.append(str, offset, w + offset).append(nl);
+                offset += w;
+            } else {
+                int index = str.indexOf(' ', w + offset);
+                if (index == -1) {
+                    out.append(str, offset, length);
+                    offset = length;
+                } else {
+                    out.append(str, offset, index).append(nl);
+                    offset = index + 1;
+                }
+            }
+        }
+        return out.append(str.substring(offset)).toString();
     }
 
     private static String indent(long spaces, String s) {

@@ -30,7 +30,11 @@ class SprigFunctionsTest {
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             {{ hello }}                                              | Hello!
             {{ title "hello wörld-x_y a.b" }}                          | Hello Wörld-X_y A.B
-            {{ untitle "Hello World" }}                              | hello World
+            {{ untitle "Hello World" }}                              | hello world
+            {{ wrap 10 "the quick brown fox jumps" }}                  | `the quick\nbrown fox\njumps`
+            {{ wrapWith 5 "\t" "Hello World" }}                       | `Hello\tWorld`
+            {{ wrapWith 3 "-" "abcdefgh" }}                           | abc-def-gh
+            {{ b32dec "NZ3GSZDJME======" }}                           | nvidia
             {{ swapcase "Hello World 1" }}                           | hELLO wORLD 1
             {{ initials "John  Ronald reuel" }}                      | JRr
             {{ abbrev 5 "hello world" }}                             | he...
@@ -90,7 +94,7 @@ class SprigFunctionsTest {
             {{ semverCompare "^0.2.3" "0.2.9" }} {{ semverCompare "^0.2.3" "0.3.0" }} {{ semverCompare ">1.2" "1.2.5" }} {{ semverCompare ">1.2" "1.3.0" }} | true false false true
             """)
     void asSprigGivesIt(String template, String want) throws Exception {
-        assertEquals(want.replace("\\n", "\n"), run(template));
+        assertEquals(want.replace("\\n", "\n").replace("\\t", "\t"), run(template));
     }
 
     @Test
