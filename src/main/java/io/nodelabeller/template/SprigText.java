@@ -355,27 +355,18 @@ final class SprigText {
                 + (i + 1) + " of " + fn + ")");
     }
 
-    /** Go's reflect kind of a template value. */
+    /** Go's reflect kind of a template value: a scalar's kind is its type's name. */
     static String kind(Object v) {
         if (v == null) {
             return "invalid";
         }
-        if (v instanceof String) {
-            return "string";
-        }
-        if (v instanceof Long) {
-            return "int";
-        }
-        if (v instanceof Double) {
-            return "float64";
-        }
-        if (v instanceof Boolean) {
-            return "bool";
-        }
         if (v instanceof Map) {
             return "map";
         }
-        return v instanceof List ? "slice" : "struct";
+        if (v instanceof List) {
+            return "slice";
+        }
+        return v instanceof SemVer ? "ptr" : GoFormat.typeName(v);
     }
 
     /** Sprig's maxf/minf: math.Max/Min over the arguments as float64. */
