@@ -161,9 +161,15 @@ class TwoAgentsOnAGpuNodeTest {
         assertEquals(gpuAgentLabels(before), gpuAgentLabels(labels()), "and leaves the GPU labels alone");
         assertEquals("true", labels().get("nvidia.com/gpu.present"));
         patches();
-        for (int i = 0; i < 3; i++) {
-            gpuAgent.run();
-            hostAgent.run();
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(
+                io.nodelabeller.source.nvidia.NvidiaLabeler.class)) {
+            for (int i = 0; i < 3; i++) {
+                gpuAgent.run();
+                hostAgent.run();
+            }
+            List<String> warned = log.messages(ch.qos.logback.classic.Level.WARN);
+            assertEquals(List.of("NVML unavailable: nvmlInit_v2 failed: 9 (Driver Not Loaded); GPU Feature Discovery's"
+                    + " labels are omitted"), warned, "one line from the GPU agent, none from the host agent");
         }
         assertEquals(0, patches(), "the GPU agent keeps its labels for staleAfter failed cycles");
         assertEquals(gpuAgentLabels(before), gpuAgentLabels(labels()));

@@ -111,6 +111,9 @@ public final class NvidiaLabeler implements Labeler {
     private void report(GpuFacts facts, List<String> notes) {
         problems.report(notes);
         String unusable = whyUnusable(facts);
+        if (unusable != null && role == Role.GPU) { // this agent writes no gpu.present: the host agent does
+            unusable = unusable.replace(OMITTED, "; GPU Feature Discovery's labels are omitted");
+        }
         if (unusable == null) {
             nvmlState.ok("NVML available: " + facts.gpus().size() + " GPU(s)");
             return;
