@@ -159,7 +159,7 @@ final class Outputs implements AutoCloseable {
                 out.add(new NodeFeaturePublisher(client, nodeFeatureNamespace(config.nodeFeature().namespace(),
                         env.get(Environment.POD_NAMESPACE)),
                         gpuAgent ? GPU_NODE_FEATURE_PREFIX + kube.nodeName : config.nodeFeature().name(), kube.nodeName,
-                        core.ownerRefs(), core.noPublishFeatures(),
+                        core.ownerRefs(), gpuAgent ? gpuAgentFeatures(core.noPublishFeatures()) : core.noPublishFeatures(),
                         new OwnerRefs.Pod(env.get(Environment.POD_NAME), env.get(Environment.POD_UID)),
                         NodePublisher.Settings.defaults(), events(metrics), install));
             }
@@ -202,6 +202,18 @@ final class Outputs implements AutoCloseable {
             return Install.unchecked(io.nodelabeller.publish.Bookkeeping.DEFAULT);
         }
         return Install.named(client, instance, Catalog.gpuLabel(), NodePublisher.Settings.defaults());
+    }
+
+    /**
+     * The features the GPU agent leaves out of its NodeFeature object: {@code noPublish} and its PCI scan, which the
+     * host agent's object carries already — nfd-master appends the instances of a node's objects
+     * (api/nfd/v1alpha1/feature.go, {@code InstanceFeatureSet.MergeInto}), so a second copy would show every PCI
+     * device twice to the cluster's rules. The {@code nvidia.*} features are the GPU agent's alone.
+     */
+    static List<String> gpuAgentFeatures(List<String> noPublish) {
+        List<String> out = new ArrayList<>(noPublish);
+        out.add("pci.*");
+        return out;
     }
 
     /**

@@ -252,9 +252,28 @@ class DaemonCommandsTest {
             assertEquals("NVIDIA-A100-SXM4-80GB", gpu.get("nvidia.com/gpu.product"));
             assertTrue(gpu.keySet().stream().allMatch(k -> k.startsWith("nvidia.com/") && !k.equals("nvidia.com/gpu.present")),
                     gpu.toString());
+            // nfd-master appends the instances of a node's objects: the PCI devices are in the host agent's object only
+            assertTrue(featureKeys(gpuObject).stream().allMatch(k -> k.startsWith("nvidia.")), featureKeys(gpuObject).toString());
+            assertTrue(featureKeys(gpuObject).contains("nvidia.gpu"), featureKeys(gpuObject).toString());
+            assertTrue(featureKeys(nodeFeature(client, "node-labeller", "dgx-1")).contains("pci.device"));
         } finally {
             server.destroy();
         }
+    }
+
+    /** The feature keys of every kind in a NodeFeature's spec.features. */
+    @SuppressWarnings("unchecked")
+    private static java.util.Set<String> featureKeys(GenericKubernetesResource nf) {
+        Map<String, Object> features = (Map<String, Object>) ((Map<String, Object>) nf.getAdditionalProperties().get("spec"))
+                .get("features");
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (String kind : List.of("flags", "attributes", "instances")) {
+            Object m = features.get(kind);
+            if (m instanceof Map<?, ?> map) {
+                map.keySet().forEach(k -> out.add(String.valueOf(k)));
+            }
+        }
+        return out;
     }
 
     @SuppressWarnings("unchecked")
