@@ -199,10 +199,10 @@ public final class Catalog {
                 .filter(d -> d.key().startsWith(LabelValidity.NVIDIA_DOMAIN + "/")).toList();
     }
 
-    /** Whether a key is one of node-labeller's GPU labels ({@link #gpuLabels}). */
+    /** Whether a key is one of node-labeller's GPU labels ({@link #gpuLabels}); each doc's pattern compiled once. */
     public static java.util.function.Predicate<String> gpuLabel() {
-        List<LabelDoc> gpu = gpuLabels();
-        return key -> gpu.stream().anyMatch(d -> d.matches(key));
+        List<java.util.regex.Pattern> gpu = gpuLabels().stream().map(LabelDoc::pattern).toList();
+        return key -> gpu.stream().anyMatch(p -> p.matcher(key).matches());
     }
 
     /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */

@@ -5,6 +5,7 @@ import io.nodelabeller.config.DevicePluginConfigs;
 import io.nodelabeller.config.yaml.ConfigException;
 import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Options;
+import io.nodelabeller.config.Role;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -216,14 +217,14 @@ final class CommonOptions {
     }
 
     /** {@code --role} (or {@code NODE_LABELLER_ROLE}); a value it does not know is a usage error naming where it came from. */
-    io.nodelabeller.config.Role role() {
+    Role role() {
         if (role == null || role.isBlank()) {
-            return io.nodelabeller.config.Role.ALL;
+            return Role.ALL;
         }
-        io.nodelabeller.config.Role r = io.nodelabeller.config.Role.parse(role);
+        Role r = Role.parse(role);
         if (r == null) {
-            throw new ParameterException(command.commandLine(), setBy("--role", java.util.List.of(Environment.ROLE))
-                    + ": expected one of " + io.nodelabeller.config.Role.VALUES + ", got '" + role.trim() + "'");
+            throw new ParameterException(command.commandLine(), setBy("--role", List.of(Environment.ROLE))
+                    + ": expected one of " + Role.VALUES + ", got '" + role.trim() + "'");
         }
         return r;
     }

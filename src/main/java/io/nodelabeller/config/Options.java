@@ -38,8 +38,4 @@ public record Options(Path hostRoot, String nvmlLibrary, Path devicePluginConfig
     public Options withHostRoot(Path root) {
         return new Options(root, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName, role);
     }
-
-    public Options withRole(Role r) {
-        return new Options(hostRoot, nvmlLibrary, devicePluginConfig, noTimestamp, sources, nodeName, r);
-    }
 }

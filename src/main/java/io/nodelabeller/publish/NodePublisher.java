@@ -169,7 +169,7 @@ public final class NodePublisher implements Publisher {
         install.report(dropped);
         // a kind labelling did not produce (switched off) is left as it is on the node: null
         return !apply(new NodePatch.Desired(labels, orNull(allowed, Kind.ANNOTATION),
-                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE)), part.keeps(allowed.asMap(Kind.LABEL))).isEmpty();
+                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE)), part.keeps(labels)).isEmpty();
     }
 
     private static SortedMap<String, String> orNull(LabelSet set, Kind kind) {

@@ -229,22 +229,11 @@ final class Sprig {
     }
 
     private static String str(String fn, List<Object> a, int i, int n) throws TemplateException {
-        Functions.arity(fn, a, n);
-        if (!(a.get(i) instanceof String s)) {
-            throw new TemplateException(fn + ": argument " + (i + 1) + " has type " + GoFormat.typeName(a.get(i))
-                    + "; should be string");
-        }
-        return s;
+        return SprigText.string(fn, Functions.arity(fn, a, n), i);
     }
 
     private static List<?> list(String fn, Object v, boolean nilIsEmpty) throws TemplateException {
-        if (v instanceof List<?> l) {
-            return l;
-        }
-        if (v == null && nilIsEmpty) {
-            return List.of();
-        }
-        throw new TemplateException("error calling " + fn + ": Cannot find " + fn + " on type " + GoFormat.typeName(v));
+        return v == null && nilIsEmpty ? List.of() : SprigCollections.elements(fn, v, "Cannot find " + fn + " on type ", "");
     }
 
     private static Pattern regex(String fn, List<Object> a, int i, int n) throws TemplateException {

@@ -323,8 +323,13 @@ final class SprigCollections {
     }
 
     private static List<Object> copy(String fn, Object v, String prefix, String suffix) throws TemplateException {
+        return new ArrayList<>(elements(fn, v, prefix, suffix));
+    }
+
+    /** {@code v}'s elements; anything but a list fails as Sprig's reflection does: prefix, Go kind, suffix. */
+    static List<?> elements(String fn, Object v, String prefix, String suffix) throws TemplateException {
         if (v instanceof List<?> l) {
-            return new ArrayList<>(l);
+            return l;
         }
         throw new TemplateException("error calling " + fn + ": " + prefix + SprigText.kind(v) + suffix);
     }

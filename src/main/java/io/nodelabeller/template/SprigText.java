@@ -337,22 +337,21 @@ final class SprigText {
 
     /** Argument {@code i} as Go's {@code int} parameter: an integer, or text/template's type error. */
     static long goInt(String fn, List<Object> a, int i) throws TemplateException {
-        Object v = a.get(i);
-        if (v instanceof Long l) {
-            return l;
-        }
-        throw new TemplateException("wrong type for value; expected int; got " + GoFormat.typeName(v) + " (argument "
-                + (i + 1) + " of " + fn + ")");
+        return typed(fn, a, i, Long.class, "int");
     }
 
     /** Argument {@code i} as Go's {@code string} parameter. */
     static String string(String fn, List<Object> a, int i) throws TemplateException {
+        return typed(fn, a, i, String.class, "string");
+    }
+
+    private static <T> T typed(String fn, List<Object> a, int i, Class<T> type, String goType) throws TemplateException {
         Object v = a.get(i);
-        if (v instanceof String s) {
-            return s;
+        if (type.isInstance(v)) {
+            return type.cast(v);
         }
-        throw new TemplateException("wrong type for value; expected string; got " + GoFormat.typeName(v) + " (argument "
-                + (i + 1) + " of " + fn + ")");
+        throw new TemplateException("wrong type for value; expected " + goType + "; got " + GoFormat.typeName(v)
+                + " (argument " + (i + 1) + " of " + fn + ")");
     }
 
     /** Go's reflect kind of a template value: a scalar's kind is its type's name. */

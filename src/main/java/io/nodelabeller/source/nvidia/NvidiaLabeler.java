@@ -84,10 +84,10 @@ public final class NvidiaLabeler implements Labeler {
     /** The GPU labelers that apply to this snapshot, merged in GFD's order ({@link Labeler#merge}). */
     @Override
     public synchronized List<Label> labels(Features features) {
-        GpuFacts facts = GpuFacts.of(features);
         if (role == Role.HOST) { // no NVML here, by design: nothing to report about it
             return Labeler.merge(List.of(present), features);
         }
+        GpuFacts facts = GpuFacts.of(features);
         List<GpuLabeler> active = new ArrayList<>();
         if (role == Role.ALL) {
             active.add(present);
@@ -110,10 +110,8 @@ public final class NvidiaLabeler implements Labeler {
     /** Logs what is new since the last cycle: one line per state change, never the same line every cycle. */
     private void report(GpuFacts facts, List<String> notes) {
         problems.report(notes);
-        String unusable = whyUnusable(facts);
-        if (unusable != null && role == Role.GPU) { // this agent writes no gpu.present: the host agent does
-            unusable = unusable.replace(OMITTED, "; GPU Feature Discovery's labels are omitted");
-        }
+        // the GPU agent writes no gpu.present (the host agent does): what it leaves out is all it writes
+        String unusable = whyUnusable(facts, role == Role.GPU ? "; GPU Feature Discovery's labels are omitted" : OMITTED);
         if (unusable == null) {
             nvmlState.ok("NVML available: " + facts.gpus().size() + " GPU(s)");
             return;
@@ -124,22 +122,22 @@ public final class NvidiaLabeler implements Labeler {
         nvmlState.report(List.of(unusable), expected ? Level.INFO : Level.WARN);
     }
 
-    /** Why no NVML-derived label is produced this cycle, or null when they are. */
-    static String whyUnusable(GpuFacts facts) {
+    /** Why no NVML-derived label is produced this cycle, ending with {@code omitted}; null when they are. */
+    static String whyUnusable(GpuFacts facts, String omitted) {
         if (facts.nvmlUsable()) {
             return null;
         }
         if (facts.nvmlStatus() == null) {
-            return "the nvidia source did not run or failed (see core.featureSources / --sources)" + OMITTED;
+            return "the nvidia source did not run or failed (see core.featureSources / --sources)" + omitted;
         }
         if (!"ok".equals(facts.nvmlStatus())) {
-            return "NVML unavailable: " + (facts.nvmlError() == null ? facts.nvmlStatus() : facts.nvmlError()) + OMITTED;
+            return "NVML unavailable: " + (facts.nvmlError() == null ? facts.nvmlStatus() : facts.nvmlError()) + omitted;
         }
         if (!facts.failedGpus().isEmpty()) {
             List<String> errors = new ArrayList<>();
             facts.failedGpus().forEach((i, e) -> errors.add("GPU " + i + ": " + e));
-            return "NVML could not query any GPU (" + String.join(", ", errors) + ")" + OMITTED;
+            return "NVML could not query any GPU (" + String.join(", ", errors) + ")" + omitted;
         }
-        return "NVML found no GPU" + OMITTED;
+        return "NVML found no GPU" + omitted;
     }
 }
