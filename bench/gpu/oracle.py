@@ -22,7 +22,7 @@ ma, mi = cuda // 1000, (cuda % 1000) // 10
 exp.update({P+"cuda.runtime.major": str(ma), P+"cuda.runtime.minor": str(mi), P+"cuda.runtime-version.major": str(ma),
             P+"cuda.runtime-version.minor": str(mi), P+"cuda.runtime-version.full": f"{ma}.{mi}"})
 cnt = n.nvmlDeviceGetCount(); r("count", cnt)
-names, migcap, cliques = [], False, set()
+names, migcap, cliques, models = [], False, set(), {}
 for i in range(cnt):
     h = n.nvmlDeviceGetHandleByIndex(i)
     name = n.nvmlDeviceGetName(h); name = name.decode() if isinstance(name, bytes) else name
@@ -33,8 +33,9 @@ for i in range(cnt):
     pci = n.nvmlDeviceGetPciInfo(h)
     r(f"gpu{i}.pci", f"busId={pci.busId} legacy={pci.busIdLegacy} domain={pci.domain} bus={pci.bus} device={pci.device} "
                      f"pciDeviceId={pci.pciDeviceId:#010x} subsys={pci.pciSubSystemId:#010x}")
+    migon = False
     try:
-        mm = n.nvmlDeviceGetMigMode(h); r(f"gpu{i}.migmode", mm); migcap = True
+        mm = n.nvmlDeviceGetMigMode(h); r(f"gpu{i}.migmode", mm); migcap = True; migon = mm[0] == 1
     except n.NVMLError as e: r(f"gpu{i}.migmode", f"error {e.value} {e}")
     for fn in ("nvmlDeviceGetMaxMigDeviceCount", "nvmlDeviceGetNumaNodeId", "nvmlDeviceGetAttributes"):
         try: r(f"gpu{i}.{fn}", getattr(n, fn)(h))
@@ -47,17 +48,27 @@ for i in range(cnt):
         # NVML_GPU_FABRIC_STATE_COMPLETED = 3, with a cluster UUID: the GPU is attached to an NVLink fabric
         if fi.state == 3 and fi.status == 0 and cu != str(uuid.UUID(int=0)): cliques.add(f"{cu}.{fi.cliqueId}")
     except Exception as e: r(f"gpu{i}.fabric", f"error {getattr(e, 'value', '')} {e}")
+    fam = {1: "tesla", 2: "fermi", 3: "kepler", 5: "maxwell", 6: "pascal", 9: "hopper", 10: "blackwell", 12: "blackwell", 13: "rubin"}
+    f = fam.get(cc[0], "undefined")
+    if cc[0] == 7: f = "volta" if cc[1] < 5 else "turing"
+    if cc[0] == 8: f = "ampere" if cc[1] < 9 else "ada-lovelace"
     if i == 0:
         exp[P+"gpu.memory"] = str(mem.total // (1024 * 1024))
         exp[P+"gpu.compute.major"], exp[P+"gpu.compute.minor"] = str(cc[0]), str(cc[1])
-        fam = {1: "tesla", 2: "fermi", 3: "kepler", 5: "maxwell", 6: "pascal", 9: "hopper", 10: "blackwell", 12: "blackwell", 13: "rubin"}
-        f = fam.get(cc[0], "undefined")
-        if cc[0] == 7: f = "volta" if cc[1] < 5 else "turing"
-        if cc[0] == 8: f = "ampere" if cc[1] < 9 else "ada-lovelace"
         exp[P+"gpu.family"] = f
+    # node-labeller's per-model labels (docs/gpu.md): the first GPU of a name gives memory and compute capability;
+    # replicas 1 under the default config, 0 when every GPU of the model has MIG enabled
+    m = models.setdefault(name, {"count": 0, "memory": str(mem.total // (1024 * 1024)), "family": f,
+                                 "compute.major": str(cc[0]), "compute.minor": str(cc[1]), "mig": []})
+    m["count"] += 1; m["mig"].append(migon)
 def sanitise(s): return "-".join(re.sub(r"[^A-Za-z0-9-_. ]", "", s).split())
 exp[P+"gpu.product"] = sanitise(names[0]); exp[P+"gpu.count"] = str(names.count(names[0]))
 exp[P+"gpu.replicas"] = "1"; exp[P+"gpu.sharing-strategy"] = "none"
+exp[P+"gpu.models"] = str(len(models))
+for name, m in models.items():
+    k = P + "gpu.model." + sanitise(name) + "."
+    for a in ("memory", "family", "compute.major", "compute.minor"): exp[k + a] = m[a]
+    exp[k + "count"] = str(m["count"]); exp[k + "replicas"] = "0" if all(m["mig"]) else "1"
 if len(cliques) == 1: exp[P+"gpu.clique"] = cliques.pop()
 exp[P+"mig.capable"] = "true" if migcap else "false"; exp[P+"mps.capable"] = "false"
 classes = []
