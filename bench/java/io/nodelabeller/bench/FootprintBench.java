@@ -279,6 +279,25 @@ class FootprintBench {
         steadyState(true);
     }
 
+    /** A copy of {@code tree} under tmp with this machine's boot id (/proc/sys/kernel/random/boot_id). */
+    private static Path runningMachineCopy(Path tree) throws Exception {
+        Path copy = tmp.resolve("running-machine");
+        try (var files = Files.walk(tree)) {
+            for (Path f : files.toList()) {
+                Path to = copy.resolve(tree.relativize(f).toString());
+                if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectories(to);
+                } else if (!Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.copy(f, to, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                }
+            }
+        }
+        Path bootId = copy.resolve("proc/sys/kernel/random/boot_id");
+        Files.createDirectories(bootId.getParent());
+        Files.writeString(bootId, Files.readString(Path.of("/proc/sys/kernel/random/boot_id")));
+        return copy;
+    }
+
     private void steadyState(boolean tls) throws Exception {
         MockWebServer web = new MockWebServer();
         KubernetesMockServer server = new KubernetesMockServer(new Context(), web, new HashMap<>(),
@@ -300,9 +319,19 @@ class FootprintBench {
             Path log = tmp.resolve("run.log");
             // configured as in a pod (no kubeconfig to parse): fabric8 reads the API server from the environment,
             // as it reads KUBERNETES_SERVICE_HOST and the service account in-cluster
+            // -Dbench.runningMachine=true: the tree with this machine's boot id, as the host's tree is in a pod, so that
+            // the cpu source reads CPUID as it does on a node (a test tree is never the running machine)
+            Path tree = Hosts.root("gpu-server");
+            if (Boolean.getBoolean("bench.runningMachine")) {
+                tree = runningMachineCopy(tree);
+            }
             List<String> args = new ArrayList<>(List.of("run", "--config", config.toString(),
-                    "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", gpuServerNvml().toString(),
+                    "--host-root", tree.toString(), "--nvml-library", gpuServerNvml().toString(),
                     "--node-name", "bench-node"));
+            String role = System.getProperty("bench.role", "");
+            if (!role.isEmpty()) {
+                args.addAll(List.of("--role", role));
+            }
             if (!instance.isEmpty()) {
                 args.addAll(List.of("--instance", instance));
             }

@@ -79,6 +79,27 @@ public final class HostFs {
         return Files.size(path(hostPath));
     }
 
+    /** The kernel's boot id: new at every boot, the same for every process and container on that kernel. */
+    public static final String BOOT_ID = "/proc/sys/kernel/random/boot_id";
+
+    /**
+     * Whether the host tree is the machine the agent runs on: its {@link #BOOT_ID} is the agent's own. In the pod the
+     * host's boot id is mounted under the host root and the container's procfs shows the same kernel's; a tree copied
+     * from another machine (or another boot) has another one or none. What the agent learns from its own processor
+     * (CPUID) is used for a host tree only when this holds.
+     */
+    public boolean isRunningMachine() {
+        Optional<String> host = readTrimmed(BOOT_ID);
+        if (host.isEmpty() || host.get().isEmpty()) {
+            return false;
+        }
+        try {
+            return host.get().equals(Files.readString(Path.of(BOOT_ID)).trim());
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /**
      * Whether {@code hostPath} is the file {@code agentPath} of the agent's own file system (the same path, or the
      * same file reached through another mount or link); false when either does not exist.

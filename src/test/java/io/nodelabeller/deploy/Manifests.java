@@ -39,7 +39,7 @@ final class Manifests {
     }
 
     /** Host paths the agent reads (the sources' host files + the local source's features.d), each mounted at /host + path. */
-    static final List<String> HOST_PATHS = List.of("/sys", "/proc/cpuinfo", "/proc/sys/kernel/osrelease", "/proc/modules",
+    static final List<String> HOST_PATHS = List.of("/sys", "/proc/cpuinfo", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/random/boot_id", "/proc/modules",
             "/proc/swaps", "/etc/os-release", "/boot", "/usr/lib",
             "/lib/modules", "/etc/kubernetes/node-feature-discovery/features.d");
 

@@ -15,7 +15,8 @@ import java.util.Set;
 /**
  * NFD's cpu labels: {@code cpu-cpuid.<FLAG>=true} for flags passing {@code sources.cpu.cpuid} (a non-empty
  * whitelist wins over the blacklist), {@code cpu-model.*}, {@code cpu-cstate.*}, {@code cpu-pstate.*},
- * {@code cpu-security.*} (without the feature-only counts) and {@code cpu-hardware_multithreading}.
+ * {@code cpu-security.*} (without the feature-only counts), {@code cpu-power.sst_bf.enabled} and
+ * {@code cpu-hardware_multithreading}.
  */
 public final class CpuLabeler implements Labeler {
 
@@ -47,8 +48,14 @@ public final class CpuLabeler implements Labeler {
                         "CPU vendor: Intel, AMD, Hygon, ARM, Ampere, NVIDIA, VendorUnknown..."),
                 cpu("cpu-model.family", cpuinfo + " cpu family; arm64: MIDR_EL1 bits 16-23", "23", "CPU family, decimal."),
                 cpu("cpu-model.id", cpuinfo + " model; arm64: MIDR_EL1 bits 0-15", "49", "CPU model number, decimal."),
-                cpu("cpu-model.hypervisor", cpuinfo + " flags", "none",
-                        "none on bare metal (no hypervisor flag); absent in a VM; always none on arm64 (as NFD)."),
+                cpu("cpu-cpuid.AVX10_VERSION", "CPUID leaf 0x24 (x86-64, the running processor)", "1",
+                        "The AVX10 version, on processors with AVX10; read only when the host tree is the running machine."),
+                cpu("cpu-model.hypervisor", "CPUID leaves 1 and 0x40000000 (x86-64); without CPUID " + cpuinfo + " flags", "kvm",
+                        "The hypervisor's vendor, as NFD names it (kvm, msvm, vmware, xenhvm, qemu, bhyve, ...; unknown "
+                                + "without a signature), none on bare metal; always none on arm64 (as NFD). Where CPUID "
+                                + "cannot be read for the host tree: none on bare metal, absent in a VM."),
+                cpu("cpu-power.sst_bf.enabled", "CPUID leaf 0x16, /sys/devices/system/cpu/cpu*/cpufreq/base_frequency", "true",
+                        "Intel SST-BF is on: some CPU's base frequency is above the processor's nominal one (absent otherwise)."),
                 cpu("cpu-hardware_multithreading", "/sys/devices/system/cpu/cpu*/topology/thread_siblings_list", "true",
                         "Whether some core runs more than one hardware thread (SMT)."),
                 cpu("cpu-pstate.status", pstate + "status", "active",
@@ -90,6 +97,7 @@ public final class CpuLabeler implements Labeler {
         attributes(f, "cpu.model", "cpu-model.", Set.of(), out);
         attributes(f, "cpu.cstate", "cpu-cstate.", Set.of(), out);
         attributes(f, "cpu.pstate", "cpu-pstate.", Set.of(), out);
+        attributes(f, "cpu.sst", "cpu-power.sst_", Set.of(), out);
         attributes(f, "cpu.security", "cpu-security.", FEATURE_ONLY_SECURITY, out);
         String smt = f.attribute("cpu.topology", "hardware_multithreading");
         if (smt != null) {

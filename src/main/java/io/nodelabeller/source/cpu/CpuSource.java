@@ -7,12 +7,16 @@ import io.nodelabeller.source.Source;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * NFD's {@code cpu} source, read from the host's files only: {@code cpu.cpuid} (flags, NFD's names, see
  * {@link CpuidFlags}; on arm64 {@link CpuArm64}) and {@code cpu.model} from {@code /proc/cpuinfo}; {@code cpu.topology},
- * {@code cpu.pstate}, {@code cpu.cstate}, {@code cpu.rdt} and {@code cpu.security} from sysfs and the same flags. Never runs CPUID on the
- * machine it happens to run on: a host tree without these files yields no CPU features.
+ * {@code cpu.pstate}, {@code cpu.cstate}, {@code cpu.rdt} and {@code cpu.security} from sysfs and the same flags. On
+ * x86-64, when the host tree is the machine the agent runs on (the same boot id), also what only the CPUID
+ * instruction tells ({@link CpuidReading}): {@code cpu.model.hypervisor} in a VM, the CPUID-only flags and
+ * {@code AVX10_VERSION}, and {@code cpu.sst} (SST-BF). A tree from another machine gets none of these from the
+ * processor the agent happens to run on.
  */
 public final class CpuSource implements Source {
 
@@ -20,6 +24,16 @@ public final class CpuSource implements Source {
     public static final String NAME = "cpu";
 
     static final String CPUINFO = "/proc/cpuinfo";
+
+    private final Cpuid.Access cpuid;
+
+    public CpuSource() {
+        this(Cpuid.RUNNING);
+    }
+
+    CpuSource(Cpuid.Access cpuid) {
+        this.cpuid = cpuid;
+    }
 
     @Override
     public Features discover(HostFs host, Warnings warnings) {
@@ -45,20 +59,34 @@ public final class CpuSource implements Source {
             put(b, "topology", CpuSysfs.topology(host), host.path(CpuSysfs.CPU_DIR) + "/cpu*/topology");
             return b.build();
         }
+        CpuidReading leaves = info == null ? null : cpuid(host, warnings);
         if (info != null) {
             kernelFlags = info.flags();
-            model(info, b, warnings, host);
+            model(info, leaves, b, warnings, host);
         }
         if (info != null && !kernelFlags.isEmpty()) {
             String vendor = info.get("vendor_id") == null ? null : CpuVendor.name(info.get("vendor_id"));
             int cores = info.number("cpu cores");
             int siblings = info.number("siblings");
             int threadsPerCore = cores > 0 && siblings > 0 ? siblings / cores : -1;
-            b.flags("cpuid", CpuidFlags.translate(kernelFlags, vendor, info.number("cpu family"),
+            Set<String> flags = new TreeSet<>(CpuidFlags.translate(kernelFlags, vendor, info.number("cpu family"),
                     info.number("model"), threadsPerCore));
-            b.origin("cpuid", host.path(CPUINFO) + " (flags of the first processor)");
+            String origin = host.path(CPUINFO) + " (flags of the first processor)";
+            if (leaves != null) {
+                flags.addAll(leaves.flags());
+                origin += " and CPUID leaves 7.1, 0x24 of the running processor";
+                if (leaves.avx10Version() > 0) {
+                    b.attribute("cpuid", "AVX10_VERSION", Integer.toString(leaves.avx10Version()));
+                }
+            }
+            b.flags("cpuid", flags);
+            b.origin("cpuid", origin);
         } else if (info != null) {
             warnings.warn(CPUINFO + " has no flags line: no cpu.cpuid");
+        }
+        if (leaves != null) {
+            put(b, "sst", CpuSysfs.sstBf(host, leaves.nominalBaseMhz(), warnings),
+                    "CPUID leaf 0x16 (nominal base frequency), " + host.path(CpuSysfs.CPU_DIR) + "/cpu*/cpufreq/base_frequency");
         }
         put(b, "topology", CpuSysfs.topology(host), host.path(CpuSysfs.CPU_DIR) + "/cpu*/topology");
         put(b, "pstate", CpuSysfs.pstate(host, warnings), host.path(CpuSysfs.CPU_DIR) + "/intel_pstate, cpufreq");
@@ -68,8 +96,20 @@ public final class CpuSource implements Source {
         return b.build();
     }
 
-    /** {@code cpu.model}: vendor_id, family, id and, on bare metal, hypervisor=none. */
-    private static void model(CpuInfo info, Features.Builder b, Warnings warnings, HostFs host) {
+    /** CPUID of the processor the host tree describes, or null (with a warning only when it should have worked). */
+    private CpuidReading cpuid(HostFs host, Warnings warnings) {
+        try {
+            return CpuidReading.read(cpuid.forHost(host));
+        } catch (Cpuid.Unavailable e) {
+            if (!e.expected()) {
+                warnings.warn(e.getMessage() + ": no cpu.model.hypervisor in a VM, no CPUID-only flags, no cpu.sst");
+            }
+            return null;
+        }
+    }
+
+    /** {@code cpu.model}: vendor_id, family, id and hypervisor (from CPUID; without it, none on bare metal). */
+    private static void model(CpuInfo info, CpuidReading leaves, Features.Builder b, Warnings warnings, HostFs host) {
         boolean any = false;
         if (info.get("vendor_id") != null) {
             b.attribute("model", "vendor_id", CpuVendor.name(info.get("vendor_id")));
@@ -88,14 +128,19 @@ public final class CpuSource implements Source {
             b.attribute("model", field[1], Integer.toString(n));
             any = true;
         }
-        // Without the hypervisor flag NFD says "none"; inside a VM it names the hypervisor from a CPUID leaf
-        // that /proc/cpuinfo does not show, so the attribute is left out there.
-        if (info.get("flags") != null && !info.flags().contains("hypervisor")) {
+        // NFD names the hypervisor from a CPUID leaf that /proc/cpuinfo does not show: without CPUID only bare metal
+        // ("none": no hypervisor flag) is known, and the attribute is left out in a VM.
+        String origin = host.path(CPUINFO).toString();
+        if (leaves != null) {
+            b.attribute("model", "hypervisor", leaves.hypervisor());
+            origin += ", CPUID leaves 1 and 0x40000000 of the running processor";
+            any = true;
+        } else if (info.get("flags") != null && !info.flags().contains("hypervisor")) {
             b.attribute("model", "hypervisor", "none");
             any = true;
         }
         if (any) {
-            b.origin("model", host.path(CPUINFO).toString());
+            b.origin("model", origin);
         }
     }
 

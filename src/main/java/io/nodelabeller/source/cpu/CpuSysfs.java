@@ -56,6 +56,41 @@ final class CpuSysfs {
     }
 
     /**
+     * SST-BF (Intel Speed Select Technology - Base Frequency), as NFD decides it (source/cpu/power_amd64.go):
+     * {@code bf.enabled=true} when some CPU's {@code cpufreq/base_frequency} (kHz) is above the processor's nominal base
+     * frequency (CPUID leaf 0x16, MHz); nothing otherwise. CPUs without the file are skipped; a file that is there
+     * while CPUID gives no nominal frequency, or that is not a number, is a warning and no attribute, as in NFD.
+     */
+    static Map<String, String> sstBf(HostFs host, int nominalMhz, Warnings warnings) {
+        for (String cpu : host.listOrEmpty(CPU_DIR)) {
+            if (!CPU_NAME.matcher(cpu).matches()) {
+                continue;
+            }
+            String file = CPU_DIR + "/" + cpu + "/cpufreq/base_frequency";
+            Optional<String> base = host.readTrimmed(file);
+            if (base.isEmpty()) {
+                continue;
+            }
+            long khz;
+            try {
+                khz = Long.parseLong(base.get());
+            } catch (NumberFormatException e) {
+                warnings.warn("cpu.sst: " + file + " is not a number ('" + base.get() + "'): SST-BF not decided");
+                return Map.of();
+            }
+            if (nominalMhz == 0) {
+                warnings.warn("cpu.sst: CPUID gives no nominal base frequency (leaf 0x16) while " + file
+                        + " is there: SST-BF not decided");
+                return Map.of();
+            }
+            if (khz / 1000 > nominalMhz) {
+                return Map.of("bf.enabled", "true");
+            }
+        }
+        return Map.of();
+    }
+
+    /**
      * Intel P-state: {@code status}, {@code turbo} and, in active mode, {@code scaling_governor} when every
      * cpufreq policy that has CPUs agrees. Empty without intel_pstate or with status "off".
      */
