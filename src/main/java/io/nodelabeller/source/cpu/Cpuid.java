@@ -2,7 +2,6 @@ package io.nodelabeller.source.cpu;
 
 import com.sun.jna.Function;
 import com.sun.jna.Library;
-import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
@@ -142,10 +141,10 @@ public interface Cpuid {
 
         @Override
         public int[] query(int leaf, int subleaf) {
-            try (Memory out = new Memory(16)) {
-                function.invokeVoid(new Object[] {leaf, subleaf, out});
-                return out.getIntArray(0, 4);
-            }
+            // JNA passes a primitive array as a pointer to a native copy and copies it back after the call
+            int[] out = new int[4];
+            function.invokeVoid(new Object[] {leaf, subleaf, out});
+            return out;
         }
     }
 }
