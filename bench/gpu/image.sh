@@ -51,9 +51,9 @@ ldconfig -r "$root" -f /etc/ld.so.conf -C /etc/ld.so.cache "$libdir" && echo "ld
 echo "== the pod's mounts"
 # mount points first (the runtime makes them before the root turns read-only): the DaemonSet's hostPath volumes
 # under /host, the config map, the GPU request by volume mount
-mkdir -p "$root/host"/{sys,boot,usr/lib,lib/modules,proc/sys/kernel,etc/kubernetes/node-feature-discovery/features.d} \
+mkdir -p "$root/host"/{sys,boot,usr/lib,lib/modules,proc/sys/kernel/random,etc/kubernetes/node-feature-discovery/features.d} \
   "$root/etc/node-labeller" "$root/var/run/nvidia-container-devices"
-hostfiles="proc/cpuinfo proc/sys/kernel/osrelease proc/modules proc/swaps etc/os-release"
+hostfiles="proc/cpuinfo proc/sys/kernel/osrelease proc/sys/kernel/random/boot_id proc/modules proc/swaps etc/os-release"
 for f in $hostfiles; do touch "$root/host/$f"; done
 touch "$root/var/run/nvidia-container-devices/all"
 printf 'core:\n  sleepInterval: 5s\n' > "$root/etc/node-labeller/config.yaml"
@@ -93,6 +93,8 @@ for role in all gpu host; do
   echo "$(grep -c . "$out/image-print-$role.txt") labels, $(grep -c '^nvidia.com/' "$out/image-print-$role.txt") nvidia.com/"
   cat "$work/err-$role"
 done
+echo "== the host agent's CPUID labels (the host's boot id is mounted, as the DaemonSet mounts it)"
+grep -E "cpu-model|AVX10|APX|sst_bf" "$out/image-print-host.txt"
 echo "== print --role all against nvidia-ml-py"
 python3 "$here/oracle.py" "$out/image-print-all.txt" > "$work/oracle" || status=1
 tail -4 "$work/oracle"
