@@ -9,11 +9,28 @@
 #   docker build --build-arg BASE_IMAGE=debian:bookworm-slim@sha256:<digest> .
 # The digest of the multi-arch index keeps one argument valid for amd64 and arm64. Without a registry,
 # bin/build-image.sh --debian-base makes this base from Debian's packages (mmdebstrap).
+#
+# One image for amd64 and arm64 (Grace): the build stage always runs on the build machine's own architecture
+# ($BUILDPLATFORM), so no emulator has to be registered (binfmt) for either image:
+#   bin/build-image.sh --platform linux/amd64,linux/arm64        (buildah: a manifest list; docker buildx: --push)
+#   docker buildx build --platform linux/amd64,linux/arm64 -t REGISTRY/node-labeller:TAG --push .
+# For the other architecture (TARGETARCH) the stage takes that architecture's Debian packages unpacked
+# (bin/target-root.sh): jlink links its runtime from its jmods, its class-data archive is dumped by its own JVM run
+# under Debian's qemu-user-static, and the image's libraries are its packages' (bin/build-runtime.sh, minimal-root.sh).
 ARG BASE_IMAGE=debian:bookworm-slim
 
-FROM ${BASE_IMAGE} AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates gcc libc6-dev \
+FROM --platform=$BUILDPLATFORM ${BASE_IMAGE} AS build
+ARG TARGETARCH
+COPY bin/target-root.sh /usr/local/bin/target-root.sh
+# One apt-get update for both architectures: the build's own JDK and the target's jmods come in the same version,
+# which jlink requires
+RUN build=$(dpkg --print-architecture); target=${TARGETARCH:-$build}; cross=; \
+    if [ "$target" != "$build" ]; then dpkg --add-architecture "$target"; cross=qemu-user-static; fi; \
+    apt-get update \
+ && apt-get install -y --no-install-recommends openjdk-17-jdk-headless curl ca-certificates gcc libc6-dev $cross \
+ && if [ -n "$cross" ]; then \
+      target-root.sh "$target" /target libc6 libgcc-s1 libstdc++6 zlib1g openjdk-17-jdk-headless; \
+    fi \
  && rm -rf /var/lib/apt/lists/*
 # CAs the build's HTTPS downloads must trust (a TLS-intercepting proxy), one or more PEM certificates given as a
 # build secret:  bin/build-image.sh --build-ca proxy-ca.pem  (docker/buildah: --secret id=build-ca,src=proxy-ca.pem)
@@ -40,10 +57,15 @@ COPY bin bin
 # server; the daemon on the tests' gpu-server host tree with their fake libnvidia-ml, which gcc builds here, so that
 # the archive holds the NVML path) -> AppCDS archive, all under /opt/node-labeller (see the script).
 # SOURCE_DATE_EPOCH (BuildKit passes it when set) becomes the jar's modification time, which the archive records.
+# It ends by starting the runtime with -Xshare:on, which refuses to start unless the archive maps (bin/check-image.sh
+# checks the image itself the same way, for each architecture).
 ARG SOURCE_DATE_EPOCH
-RUN bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
-# The image's operating system: these packages' libraries, with their dpkg records for image scanners
-RUN bin/minimal-root.sh /rootfs libc6 libgcc-s1 libstdc++6 zlib1g
+RUN NODE_LABELLER_TARGET_ARCH=${TARGETARCH:-} NODE_LABELLER_TARGET_ROOT=/target \
+    bin/build-runtime.sh target/node-labeller.jar /opt/node-labeller
+# The image's operating system: these packages' libraries (the target architecture's), with their dpkg records for
+# image scanners
+RUN if [ -d /target ]; then export NODE_LABELLER_TARGET_ROOT=/target; fi; \
+    bin/minimal-root.sh /rootfs libc6 libgcc-s1 libstdc++6 zlib1g
 
 FROM scratch
 # The version is the pom's (VERSION defaults to it; the release build passes it); revision as above.
@@ -54,10 +76,10 @@ LABEL org.opencontainers.image.title="node-labeller" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
 COPY --from=build /rootfs /
-# Same path as in the build stage: the CDS archive records the jar's path, size and modification time.
+# Same path as in the build stage: the CDS archive records the jar's path, size and modification time (a whole
+# second, which every builder keeps; bin/build-runtime.sh). Nothing runs in this stage, so that it builds for an
+# architecture this machine cannot run.
 COPY --from=build /opt/node-labeller /opt/node-labeller
-# Fail the build here, not in the cluster, if the archive no longer matches (-Xshare:on refuses to start then).
-RUN ["/opt/node-labeller/runtime/bin/java", "-Xshare:on", "@/opt/node-labeller/node-labeller.args", "--version"]
 # nobody:nogroup. Run with a read-only root filesystem and an emptyDir at /tmp (JNA and temp files; jvm.options).
 USER 65534:65534
 ENTRYPOINT ["/opt/node-labeller/runtime/bin/java", "@/opt/node-labeller/node-labeller.args"]

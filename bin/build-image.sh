@@ -2,9 +2,17 @@
 # Builds node-labeller's image from the Dockerfile: with docker (BuildKit) when a Docker engine answers, else with
 # buildah (no daemon, no root-owned service: Debian's `buildah` package is enough).
 #
-#   bin/build-image.sh [--tag TAG] [--layers] [--debian-base] [--build-ca FILE] [--base-image IMAGE]
+#   bin/build-image.sh [--tag TAG] [--platform LIST] [--push] [--layers] [--debian-base] [--build-ca FILE]
+#                      [--base-image IMAGE]
 #
 #   --tag TAG          the image's name (default node-labeller:dev)
+#   --platform LIST    linux/amd64, linux/arm64 or both, comma-separated (default: this machine's). With more than
+#                      one, TAG is an image index (buildah: a manifest list, each image also tagged TAG-ARCH, e.g.
+#                      node-labeller:dev-arm64, for bin/check-image.sh); the build stage runs on this machine's
+#                      architecture for every platform (the Dockerfile says how), so no binfmt emulator is needed
+#   --push             push TAG (the index and its images) to its registry: buildah manifest push --all, or docker
+#                      buildx --push, which a multi-platform docker build needs (the docker engine's own image store
+#                      keeps one platform)
 #   --layers           buildah only: cache each step as a layer (buildah's default is one layer per stage)
 #   --debian-base      no registry to pull debian:bookworm-slim from: make the build stage's base from Debian's
 #                      packages with mmdebstrap (minbase bookworm) and import it; DEBIAN_MIRROR names the mirror,
@@ -21,6 +29,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 tag=node-labeller:dev
+platforms=
+push=
 layers=
 debian_base=
 build_ca=
@@ -28,11 +38,13 @@ base_image=
 while [ $# -gt 0 ]; do
   case "$1" in
     --tag) tag=$2; shift 2 ;;
+    --platform) platforms=$2; shift 2 ;;
+    --push) push=yes; shift ;;
     --layers) layers=--layers; shift ;;
     --debian-base) debian_base=yes; shift ;;
     --build-ca) build_ca=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --base-image) base_image=$2; shift 2 ;;
-    *) echo "usage: $0 [--tag TAG] [--layers] [--debian-base] [--build-ca FILE] [--base-image IMAGE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--tag TAG] [--platform LIST] [--push] [--layers] [--debian-base] [--build-ca FILE] [--base-image IMAGE]" >&2; exit 2 ;;
   esac
 done
 
@@ -77,10 +89,39 @@ set -- --tag "$tag" --file Dockerfile --build-arg "REVISION=$revision"
 [ -n "$build_ca" ] && set -- "$@" --secret "id=build-ca,src=$build_ca"
 
 start=$(date +%s)
+# Debian 12's buildah (1.28) does not define BUILDPLATFORM itself (the build stage's FROM --platform): this machine's
+case "$(uname -m)" in
+  x86_64) native=amd64 ;;
+  aarch64|arm64) native=arm64 ;;
+  *) native=$(uname -m) ;;
+esac
 if [ "$BUILDER" = docker ]; then
-  DOCKER_BUILDKIT=1 docker build "$@" .
+  if [ -n "$platforms" ] || [ -n "$push" ]; then
+    docker buildx build ${platforms:+--platform "$platforms"} ${push:+--push} "$@" .
+  else
+    DOCKER_BUILDKIT=1 docker build "$@" .
+  fi
+elif [ -z "$platforms" ] || [ "${platforms#*,}" = "$platforms" ]; then
+  # one platform: TAG is that image. --pull=false: a base made above, or already here, is used as it is
+  buildah bud --pull=false $layers ${platforms:+--platform "$platforms"} --build-arg "BUILDPLATFORM=linux/$native" "$@" .
+  [ -z "$push" ] || buildah push "$tag" "docker://$tag"
 else
-  # --pull=false: a base made above, or already here, is used as it is
-  buildah bud --pull=false $layers "$@" .
+  # several: each image built and tagged TAG-ARCH, then TAG made the index of them
+  shift 2 # the --tag pair; each platform gets its own
+  images=
+  for platform in $(echo "$platforms" | tr ',' ' '); do
+    one=$(date +%s)
+    buildah bud --pull=false $layers --platform "$platform" --build-arg "BUILDPLATFORM=linux/$native" \
+      --tag "$tag-${platform##*/}" "$@" .
+    echo "built $tag-${platform##*/} ($platform) in $(( $(date +%s) - one )) s"
+    images="$images $tag-${platform##*/}"
+  done
+  buildah manifest rm "$tag" >/dev/null 2>&1 || buildah rmi "$tag" >/dev/null 2>&1 || true
+  buildah manifest create "$tag" >/dev/null
+  for image in $images; do
+    id=$(buildah images --quiet --no-trunc "$image" | head -1)
+    buildah manifest add "$tag" "containers-storage:${id#sha256:}" >/dev/null
+  done
+  [ -z "$push" ] || buildah manifest push --all --format oci "$tag" "docker://$tag"
 fi
-echo "built $tag with $BUILDER${layers:+ $layers} in $(( $(date +%s) - start )) s"
+echo "built $tag${platforms:+ ($platforms)} with $BUILDER${layers:+ $layers} in $(( $(date +%s) - start )) s"

@@ -14,6 +14,13 @@
 # The Dockerfile calls it with OUTDIR=/opt/node-labeller; RuntimeImageIT calls it under target/ with the JDK
 # running the tests. The JDK is $JAVA_HOME (else the one `java` on PATH belongs to); it needs jdeps, jlink
 # and jmods. Extra modules: NODE_LABELLER_EXTRA_MODULES (comma-separated).
+#
+# For another architecture (the image for arm64 built on amd64): NODE_LABELLER_TARGET_ARCH (Debian's name: arm64,
+# amd64) and NODE_LABELLER_TARGET_ROOT, that architecture's packages unpacked by bin/target-root.sh (libc6 libgcc-s1
+# libstdc++6 zlib1g openjdk-17-jdk-headless, the same OpenJDK version as this JDK's). The runtime is linked by this
+# JDK's jlink from the target's jmods; the training runs here, on a runtime of this machine's architecture, and its
+# class list is dumped into the archive by the target's JVM under Debian's qemu-user-static (qemu-aarch64-static -L
+# ROOT: no binfmt handler needed), which also runs the final check.
 set -eu
 
 if [ $# -ne 2 ]; then
@@ -35,6 +42,29 @@ for tool in jdeps jlink; do
 done
 [ -f "$jar" ] || { echo "$0: no jar at $jar (run ./mvnw package first)" >&2; exit 1; }
 
+# The target: this machine, or another architecture's unpacked packages run under its emulator
+target_arch=${NODE_LABELLER_TARGET_ARCH:-}
+if [ -n "$target_arch" ] && [ "$target_arch" != "$(dpkg --print-architecture 2>/dev/null || echo none)" ]; then
+  target_root=$(cd "${NODE_LABELLER_TARGET_ROOT:?NODE_LABELLER_TARGET_ROOT: the $target_arch packages (bin/target-root.sh)}" && pwd)
+  case "$target_arch" in
+    arm64) emulator="qemu-aarch64-static -L $target_root"; jna_arch=linux-aarch64 ;;
+    amd64) emulator="qemu-x86_64-static -L $target_root"; jna_arch=linux-x86-64 ;;
+    *) echo "$0: no cross build for $target_arch" >&2; exit 1 ;;
+  esac
+  command -v "${emulator%% *}" >/dev/null 2>&1 || { echo "$0: ${emulator%% *} is needed (apt-get install qemu-user-static)" >&2; exit 1; }
+  jmods=$(echo "$target_root"/usr/lib/jvm/java-17-openjdk-"$target_arch"/jmods)
+  [ -f "$jmods/java.base.jmod" ] || { echo "$0: no $target_arch jmods under $target_root" >&2; exit 1; }
+else
+  target_arch=
+  emulator=
+  jmods=
+  case "$(uname -m)" in
+    x86_64) jna_arch=linux-x86-64 ;;
+    aarch64|arm64) jna_arch=linux-aarch64 ;;
+    *) jna_arch=linux-$(uname -m) ;;
+  esac
+fi
+
 # Modules the classes reference, as jdeps finds them (multi-release jar: the Java 17 view).
 modules=$("$JAVA_HOME/bin/jdeps" --ignore-missing-deps --multi-release 17 --print-module-deps "$jar")
 # Reached only through service providers, which jdeps cannot see:
@@ -45,10 +75,18 @@ echo "modules: $modules"
 rm -rf "$out"
 mkdir -p "$out/lib"
 out=$(cd "$out" && pwd)
-"$JAVA_HOME/bin/jlink" \
-  --add-modules "$modules" \
-  --strip-debug --no-header-files --no-man-pages --compress=2 \
-  --output "$out/runtime"
+if [ -n "$target_arch" ]; then
+  # this machine's objcopy cannot read the target's ELF files; Debian ships them stripped already
+  "$JAVA_HOME/bin/jlink" --module-path "$jmods" \
+    --add-modules "$modules" \
+    --strip-java-debug-attributes --no-header-files --no-man-pages --compress=2 \
+    --output "$out/runtime"
+else
+  "$JAVA_HOME/bin/jlink" \
+    --add-modules "$modules" \
+    --strip-debug --no-header-files --no-man-pages --compress=2 \
+    --output "$out/runtime"
+fi
 
 # No CA bundle: the agent talks to one server, the Kubernetes API, and trusts the CA its kubeconfig or service
 # account names (fabric8 adds that CA to the JDK's bundle, so with the bundle any public CA could vouch for the API
@@ -68,11 +106,6 @@ java="$out/runtime/bin/java"
 
 # JNA's native stub, taken out of the jar once here: otherwise JNA writes it to a temp file at every start (which
 # also pulls in SecureRandom for the file's name). jna.boot.library.path (in the launch file below) points at it.
-case "$(uname -m)" in
-  x86_64) jna_arch=linux-x86-64 ;;
-  aarch64|arm64) jna_arch=linux-aarch64 ;;
-  *) jna_arch=linux-$(uname -m) ;;
-esac
 mkdir -p "$out/lib/native"
 (cd "$out/lib/native" && "$JAVA_HOME/bin/jar" xf "$out/lib/node-labeller.jar" "com/sun/jna/$jna_arch/libjnidispatch.so")
 if [ -s "$out/lib/native/com/sun/jna/$jna_arch/libjnidispatch.so" ]; then
@@ -96,38 +129,33 @@ training=$(mktemp -d)
 trap 'rm -rf "$training"' EXIT
 src="$here/../src/test"
 set -- # the training's GPU host: none, or the host tree and the fake library
-if [ -f "$src/c/fake_nvml.c" ] && [ -d "$src/resources/hosts/gpu-server" ] && command -v gcc >/dev/null 2>&1; then
+if [ -f "$src/c/fake_nvml.c" ] && [ -f "$src/c/fake-nvml-a100.conf" ] && [ -d "$src/resources/hosts/gpu-server" ] \
+   && command -v gcc >/dev/null 2>&1; then
   gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$training/libnvidia-ml.so.1" \
     "$src/c/fake_nvml.c" -ldl
   # the fake's answers (format: src/test/c/fake_nvml.c): NVIDIA A100-SXM4-80GB, MIG capable and disabled
-  cat > "$training/fake-nvml.conf" <<'CONF'
-driver 580.159.04
-cuda 13000
-gpu
-name NVIDIA A100-SXM4-80GB
-uuid GPU-00000000-0000-4000-8000-000000000000
-memory 85899345920
-cc 8 0
-pci 00000000:07:00.0 20b210de 146310de
-migmode 0 0
-maxmig 7
-profile 0 19 1 7 14 1 0 0 0 0 9728
-profile 7 20 1 1 14 1 1 0 1 1 9728
-profile 9 15 1 4 14 1 1 0 0 0 19968
-profile 1 14 2 3 28 2 1 0 0 0 19968
-profile 2 9 3 2 42 3 2 0 0 0 40192
-profile 3 5 4 1 56 4 2 0 0 0 40192
-profile 4 0 7 1 98 7 5 0 1 1 80896
-CONF
+  cp "$src/c/fake-nvml-a100.conf" "$training/fake-nvml.conf"
   set -- "$(cd "$src/resources/hosts/gpu-server" && pwd)" "$training/libnvidia-ml.so.1"
 else
   echo "no gcc or no src/test next to $here: the training runs without NVML (GPU nodes load its classes from the jar)"
 fi
-# The training server uses the JDK's own HPACK codec (HTTP/2 header compression), not exported by java.net.http.
-"$JAVA_HOME/bin/java" --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED "$here/CdsTraining.java" \
-  "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" "$out/lib/classes.lst" "$@"
-"$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
-  -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log"
+if [ -n "$target_arch" ]; then
+  # Another architecture: the training runs here, on a runtime of this machine's own, trained as below; its class
+  # list names the same classes on every architecture (the jar, the JDK's Linux classes)
+  NODE_LABELLER_TARGET_ARCH= NODE_LABELLER_CLASSLIST="$training/classes.lst" "$here/build-runtime.sh" "$jar" \
+    "$training/native" > "$training/native.log" 2>&1 || { cat "$training/native.log" >&2; exit 1; }
+  grep '^cds training' "$training/native.log" || true
+  cp "$training/classes.lst" "$out/lib/classes.lst"
+else
+  # The training server uses the JDK's own HPACK codec (HTTP/2 header compression), not exported by java.net.http.
+  "$JAVA_HOME/bin/java" --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED "$here/CdsTraining.java" \
+    "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" "$out/lib/classes.lst" "$@"
+  [ -z "${NODE_LABELLER_CLASSLIST:-}" ] || cp "$out/lib/classes.lst" "$NODE_LABELLER_CLASSLIST"
+fi
+# the dump by the target's own JVM (under its emulator for another architecture)
+$emulator "$java" "@$out/jvm.options" -Xshare:dump -XX:SharedClassListFile="$out/lib/classes.lst" \
+  -XX:SharedArchiveFile="$out/lib/node-labeller.jsa" -cp "$out/lib/node-labeller.jar" > "$out/lib/cds-dump.log" 2>&1 \
+  || { cat "$out/lib/cds-dump.log" >&2; exit 1; }
 rm "$out/lib/classes.lst" "$out/lib/cds-dump.log"
 
 # Argfiles do not nest, so the launch file is jvm.options followed by the archive and the jar.
@@ -138,4 +166,7 @@ $jna_flag
 $out/lib/node-labeller.jar
 ARGS
 } > "$out/node-labeller.args"
-echo "runtime: $out ($(du -sh "$out" | cut -f1))"
+# -Xshare:on refuses to start unless the archive maps: the runtime as the image runs it
+$emulator "$java" -Xshare:on "@$out/node-labeller.args" --version > /dev/null \
+  || { echo "$0: the runtime does not start with its archive (-Xshare:on)" >&2; exit 1; }
+echo "runtime: $out (${target_arch:-$(uname -m)}, $(du -sh "$out" | cut -f1))"

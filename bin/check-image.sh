@@ -6,8 +6,11 @@
 #
 #   bin/check-image.sh TAG [MAX_MB]        (MAX_MB: the uncompressed size budget, default 130)
 #
-# Checks: USER and ENTRYPOINT; --version; print on the tests' gpu-server host tree (its PCI and kernel labels);
-# once against bin/loopback-apiserver.py (the node patched with the cloud-vm tree's labels, and their annotation).
+# Checks: USER and ENTRYPOINT; --version; print on a host tree of the image's architecture (amd64: the tests'
+# gpu-server, arm64: grace-gh200), its labels identical to what the jar prints on this machine for the same tree
+# (when target/node-labeller.jar and a java are here); once against bin/loopback-apiserver.py (the node patched with
+# the cloud-vm tree's labels, and their annotation). An image of another architecture (TAG-arm64 of a multi-platform
+# build) runs under Debian's qemu-user-static (qemu-aarch64-static, bound into the sandbox; no binfmt handler).
 # Needs bwrap (apt-get install bubblewrap) and python3. Run from a checkout (the host trees are the tests').
 set -eu
 
@@ -42,7 +45,8 @@ config() {
 d = json.load(sys.stdin)
 c = d[0]["Config"] if isinstance(d, list) else d["OCIv1"]["config"]
 print(c.get("User", ""))
-print(json.dumps(c.get("Entrypoint"), separators=(",", ":")))'
+print(json.dumps(c.get("Entrypoint"), separators=(",", ":")))
+print(d[0]["Architecture"] if isinstance(d, list) else d["OCIv1"]["architecture"])'
 }
 if [ "${BUILDER:-}" != buildah ] && command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then
   docker image inspect "$tag" | config > "$work/config"
@@ -62,6 +66,21 @@ entrypoint=$(sed -n 2p "$work/config")
 [ "$user" = "65534:65534" ] || fail "USER is '$user', not 65534:65534"
 expected='["/opt/node-labeller/runtime/bin/java","@/opt/node-labeller/node-labeller.args"]'
 [ "$entrypoint" = "$expected" ] || fail "ENTRYPOINT is $entrypoint, not $expected"
+arch=$(sed -n 3p "$work/config")
+# An image of another architecture runs under its emulator, bound into the sandbox at the same path
+emulator=
+case "$arch" in
+  "$(dpkg --print-architecture 2>/dev/null || echo amd64)") ;;
+  arm64) emulator=/usr/bin/qemu-aarch64-static ;;
+  amd64) emulator=/usr/bin/qemu-x86_64-static ;;
+  *) fail "no check for architecture '$arch'" ;;
+esac
+[ -z "$emulator" ] || [ -x "$emulator" ] || fail "$arch image: $emulator is needed (apt-get install qemu-user-static)"
+case "$arch" in
+  arm64) tree=grace-gh200; labels="feature.node.kubernetes.io/cpu-model.vendor_id=ARM feature.node.kubernetes.io/cpu-cpuid.SVE2=true" ;;
+  *) tree=gpu-server; labels="feature.node.kubernetes.io/pci-0302_10de.present=true" ;;
+esac
+echo "image $tag: $arch${emulator:+, run under $emulator}"
 
 # Size: uncompressed, and gzip-compressed as a registry stores the layers
 bytes=$(du -sb "$work/root" | cut -f1)
@@ -71,7 +90,10 @@ echo "image $tag: $((bytes / 1048576)) MiB uncompressed, $((gz / 1048576)) MiB c
 
 # The mount points a container runtime makes for the DaemonSet's volumes
 mkdir -p "$work/root/host" "$work/root/etc/node-labeller"
+# and where the emulator is bound (never part of the image)
+[ -z "$emulator" ] || { mkdir -p "$work/root$(dirname "$emulator")"; touch "$work/root$emulator"; }
 
+nvml_bind=
 # Runs the entrypoint with ARGS as the pod does: USER's ids in a user namespace, read-only root, tmpfs /tmp, the
 # host tree HOST at /host read-only, no capabilities, the loopback network (for the API server below).
 run() {
@@ -79,9 +101,10 @@ run() {
   shift
   bwrap --ro-bind "$work/root" / --tmpfs /tmp --proc /proc --dev /dev \
     --ro-bind "$host" /host --ro-bind "$work/etc" /etc/node-labeller \
+    ${emulator:+--ro-bind "$emulator" "$emulator"} ${nvml_bind:-} \
     --unshare-user --uid 65534 --gid 65534 --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try \
     --die-with-parent --clearenv --setenv NODE_NAME worker-1 --setenv JAVA_TOOL_OPTIONS -Xshare:on \
-    -- /opt/node-labeller/runtime/bin/java @/opt/node-labeller/node-labeller.args "$@"
+    -- $emulator /opt/node-labeller/runtime/bin/java @/opt/node-labeller/node-labeller.args "$@"
 }
 mkdir "$work/etc"
 
@@ -89,13 +112,45 @@ mkdir "$work/etc"
 run "$hosts/cloud-vm" --version > "$work/version.out" 2>&1 || { cat "$work/version.out" >&2; fail "--version"; }
 grep -q '^node-labeller ' "$work/version.out" || { cat "$work/version.out" >&2; fail "--version printed no version"; }
 
-# print on the GPU server's host tree (no NVML in the image: the PCI scan alone says there is a GPU)
-run "$hosts/gpu-server" print --no-timestamp --host-root /host > "$work/print.out" 2> "$work/print.err" \
+# print on a GPU node's host tree of the image's architecture (no NVML in the image: the PCI scan alone says there
+# is a GPU)
+run "$hosts/$tree" print --no-timestamp --host-root /host > "$work/print.out" 2> "$work/print.err" \
   || { cat "$work/print.err" >&2; fail "print"; }
-for label in feature.node.kubernetes.io/pci-0302_10de.present=true nvidia.com/gpu.present=true \
+for label in $labels nvidia.com/gpu.present=true \
              feature.node.kubernetes.io/kernel-version.major= feature.node.kubernetes.io/system-os_release.ID=; do
   grep -q "^$label" "$work/print.out" || { cat "$work/print.out" "$work/print.err" >&2; fail "print: no $label"; }
 done
+jar="$here/../target/node-labeller.jar"
+if [ -f "$jar" ] && command -v java >/dev/null 2>&1; then
+  java -jar "$jar" print --no-timestamp --host-root "$hosts/$tree" > "$work/print.jar" 2> /dev/null || fail "the jar's print"
+  diff "$work/print.jar" "$work/print.out" > "$work/print.diff" \
+    || { cat "$work/print.diff" >&2; fail "print on $tree: the image's labels differ from the jar's on this machine"; }
+  echo "print on $tree: $(grep -c . "$work/print.out") labels, the same as the jar's on this machine"
+fi
+
+# The NVML path: the tests' fake libnvidia-ml (one A100), compiled for the image's architecture, loaded by the image's
+# JVM through JNA's stub as the toolkit's library would be; skipped, saying so, without a compiler for it
+case "$arch" in
+  "$(dpkg --print-architecture 2>/dev/null || echo amd64)") cc=gcc ;;
+  arm64) cc=aarch64-linux-gnu-gcc ;;
+  amd64) cc=x86_64-linux-gnu-gcc ;;
+esac
+if command -v "$cc" >/dev/null 2>&1; then
+  mkdir "$work/nvml"
+  "$cc" -std=c11 -O1 -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$work/nvml/libnvidia-ml.so.1" \
+    "$here/../src/test/c/fake_nvml.c" -ldl || fail "the fake libnvidia-ml does not compile with $cc"
+  cp "$here/../src/test/c/fake-nvml-a100.conf" "$work/nvml/fake-nvml.conf"
+  mkdir -p "$work/root/nvml"
+  nvml_bind="--ro-bind $work/nvml /nvml"
+  run "$hosts/$tree" print --no-timestamp --host-root /host --nvml-library /nvml/libnvidia-ml.so.1 \
+    > "$work/nvml.out" 2> "$work/nvml.err" || { cat "$work/nvml.err" >&2; fail "print with NVML"; }
+  nvml_bind=
+  grep -q '^nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB$' "$work/nvml.out" \
+    || { cat "$work/nvml.out" "$work/nvml.err" >&2; fail "print with NVML: no gpu.product from the fake library"; }
+  echo "NVML ($cc's fake libnvidia-ml): $(grep -c '^nvidia.com/' "$work/nvml.out") nvidia.com labels"
+else
+  echo "NVML path NOT CHECKED for $arch: no $cc here (Debian: gcc-aarch64-linux-gnu)"
+fi
 
 # once against a loopback API server: the node is patched
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
