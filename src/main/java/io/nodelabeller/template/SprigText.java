@@ -92,6 +92,8 @@ final class SprigText {
             return out.toString(StandardCharsets.UTF_8);
         });
         f.put("swapcase", a -> swapCase(string("swapcase", Functions.arity("swapcase", a, 1), 0)));
+        f.put("snakecase", a -> CaseWords.snake(string("snakecase", Functions.arity("snakecase", a, 1), 0)));
+        f.put("kebabcase", a -> CaseWords.kebab(string("kebabcase", Functions.arity("kebabcase", a, 1), 0)));
         f.put("initials", a -> {
             StringBuilder out = new StringBuilder();
             boolean next = true;
