@@ -74,7 +74,9 @@ public final class CpuSource implements Source {
             String origin = host.path(CPUINFO) + " (flags of the first processor)";
             if (leaves != null) {
                 flags.addAll(leaves.flags());
-                origin += " and CPUID leaves 7.1, 0x24 of the running processor";
+                if (!leaves.flags().isEmpty()) {
+                    origin += " and CPUID leaves 7.1, 0x24 of the running processor";
+                }
                 if (leaves.avx10Version() > 0) {
                     b.attribute("cpuid", "AVX10_VERSION", Integer.toString(leaves.avx10Version()));
                 }
