@@ -18,6 +18,13 @@ public final class Cli {
 
     /** Runs the CLI in-process, capturing stdout and stderr. */
     public record Result(int code, String out, String err) {
+
+        /** {@code print}'s output, one {@code key=value} a line, as a map sorted by key. */
+        public java.util.SortedMap<String, String> labels() {
+            java.util.SortedMap<String, String> labels = new java.util.TreeMap<>();
+            out.lines().forEach(l -> labels.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
+            return labels;
+        }
     }
 
     /**

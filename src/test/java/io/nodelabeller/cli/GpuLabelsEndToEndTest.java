@@ -248,9 +248,7 @@ class GpuLabelsEndToEndTest {
         args.addAll(List.of(extra));
         Cli.Result r = Cli.runWith(env, args.toArray(String[]::new));
         assertEquals(0, r.code(), r.err());
-        Map<String, String> out = new TreeMap<>();
-        r.out().lines().forEach(l -> out.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
-        return out;
+        return r.labels();
     }
 
     /**

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,9 +35,7 @@ class GraceHostCliTest {
         System.arraycopy(extra, 0, args, 4, extra.length);
         Cli.Result r = Cli.run(args);
         assertEquals(0, r.code(), r.err());
-        Map<String, String> out = new TreeMap<>();
-        r.out().lines().forEach(l -> out.put(l.substring(0, l.indexOf('=')), l.substring(l.indexOf('=') + 1)));
-        return out;
+        return r.labels();
     }
 
     @Test
