@@ -90,13 +90,19 @@ public final class HostFs {
      */
     public boolean isRunningMachine() {
         Optional<String> host = readTrimmed(BOOT_ID);
-        if (host.isEmpty() || host.get().isEmpty()) {
-            return false;
-        }
-        try {
-            return host.get().equals(Files.readString(Path.of(BOOT_ID)).trim());
-        } catch (IOException | RuntimeException e) {
-            return false;
+        return host.isPresent() && !host.get().isEmpty() && host.get().equals(OwnBoot.ID);
+    }
+
+    /** The agent's own boot id, read once: it does not change while the process runs ("" when unreadable). */
+    private static final class OwnBoot {
+        static final String ID = read();
+
+        private static String read() {
+            try {
+                return Files.readString(Path.of(BOOT_ID)).trim();
+            } catch (IOException | RuntimeException e) {
+                return "";
+            }
         }
     }
 
