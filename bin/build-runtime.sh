@@ -128,17 +128,6 @@ fi
 training=$(mktemp -d)
 trap 'rm -rf "$training"' EXIT
 src="$here/../src/test"
-set -- # the training's GPU host: none, or the host tree and the fake library
-if [ -f "$src/c/fake_nvml.c" ] && [ -f "$src/c/fake-nvml-a100.conf" ] && [ -d "$src/resources/hosts/gpu-server" ] \
-   && command -v gcc >/dev/null 2>&1; then
-  gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$training/libnvidia-ml.so.1" \
-    "$src/c/fake_nvml.c" -ldl
-  # the fake's answers (format: src/test/c/fake_nvml.c): NVIDIA A100-SXM4-80GB, MIG capable and disabled
-  cp "$src/c/fake-nvml-a100.conf" "$training/fake-nvml.conf"
-  set -- "$(cd "$src/resources/hosts/gpu-server" && pwd)" "$training/libnvidia-ml.so.1"
-else
-  echo "no gcc or no src/test next to $here: the training runs without NVML (GPU nodes load its classes from the jar)"
-fi
 if [ -n "$target_arch" ]; then
   # Another architecture: the training runs here, on a runtime of this machine's own, trained as below; its class
   # list names the same classes on every architecture (the jar, the JDK's Linux classes)
@@ -147,6 +136,17 @@ if [ -n "$target_arch" ]; then
   grep '^cds training' "$training/native.log" || true
   cp "$training/classes.lst" "$out/lib/classes.lst"
 else
+  set -- # the training's GPU host: none, or the host tree and the fake library
+  if [ -f "$src/c/fake_nvml.c" ] && [ -f "$src/c/fake-nvml-a100.conf" ] && [ -d "$src/resources/hosts/gpu-server" ] \
+     && command -v gcc >/dev/null 2>&1; then
+    gcc -std=c11 -O1 -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$training/libnvidia-ml.so.1" \
+      "$src/c/fake_nvml.c" -ldl
+    # the fake's answers (format: src/test/c/fake_nvml.c): NVIDIA A100-SXM4-80GB, MIG capable and disabled
+    cp "$src/c/fake-nvml-a100.conf" "$training/fake-nvml.conf"
+    set -- "$(cd "$src/resources/hosts/gpu-server" && pwd)" "$training/libnvidia-ml.so.1"
+  else
+    echo "no gcc or no src/test next to $here: the training runs without NVML (GPU nodes load its classes from the jar)"
+  fi
   # The training server uses the JDK's own HPACK codec (HTTP/2 header compression), not exported by java.net.http.
   "$JAVA_HOME/bin/java" --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED "$here/CdsTraining.java" \
     "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" "$out/lib/classes.lst" "$@"

@@ -67,10 +67,11 @@ entrypoint=$(sed -n 2p "$work/config")
 expected='["/opt/node-labeller/runtime/bin/java","@/opt/node-labeller/node-labeller.args"]'
 [ "$entrypoint" = "$expected" ] || fail "ENTRYPOINT is $entrypoint, not $expected"
 arch=$(sed -n 3p "$work/config")
+native=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 # An image of another architecture runs under its emulator, bound into the sandbox at the same path
 emulator=
 case "$arch" in
-  "$(dpkg --print-architecture 2>/dev/null || echo amd64)") ;;
+  "$native") ;;
   arm64) emulator=/usr/bin/qemu-aarch64-static ;;
   amd64) emulator=/usr/bin/qemu-x86_64-static ;;
   *) fail "no check for architecture '$arch'" ;;
@@ -131,7 +132,7 @@ fi
 # The NVML path: the tests' fake libnvidia-ml (one A100), compiled for the image's architecture, loaded by the image's
 # JVM through JNA's stub as the toolkit's library would be; skipped, saying so, without a compiler for it
 case "$arch" in
-  "$(dpkg --print-architecture 2>/dev/null || echo amd64)") cc=gcc ;;
+  "$native") cc=gcc ;;
   arm64) cc=aarch64-linux-gnu-gcc ;;
   amd64) cc=x86_64-linux-gnu-gcc ;;
 esac
