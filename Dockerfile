@@ -47,15 +47,17 @@ COPY .mvn .mvn
 COPY mvnw pom.xml ./
 # Maven and the dependencies in a layer of their own, which a change to src/ leaves as it is. maven.test.skip leaves
 # the test-only dependencies out (the pom's test-dependencies profile): tests run in CI (./mvnw verify), not here.
+# Vert.x comes (provided: not in the jar) for the training's loopback API server.
 RUN ./mvnw -B -ntp -Dmaven.test.skip=true dependency:go-offline
 COPY src src
 # The source revision for node_labeller_build_info: docker build --build-arg REVISION=$(git rev-parse HEAD) .
 ARG REVISION=unknown
 RUN ./mvnw -B -ntp package -Dmaven.test.skip=true -DskipTests -Dbuild.revision=${REVISION}
 COPY bin bin
-# jdeps -> jlink -> training runs of `print` and of the daemon (against bin/CdsTraining.java's loopback API
-# server; the daemon on the tests' gpu-server host tree with their fake libnvidia-ml, which gcc builds here, so that
-# the archive holds the NVML path) -> AppCDS archive, all under /opt/node-labeller (see the script).
+# jdeps -> jlink -> training runs of `print` and of the daemon (against the loopback API server of src/loopback,
+# which the package step compiled apart from the jar with its Vert.x classpath; the daemon on the tests' gpu-server
+# host tree with their fake libnvidia-ml, which gcc builds here, so that the archive holds the NVML path) -> AppCDS
+# archive, all under /opt/node-labeller (see the script).
 # SOURCE_DATE_EPOCH (BuildKit passes it when set) becomes the jar's modification time, which the archive records.
 # It ends by starting the runtime with -Xshare:on, which refuses to start unless the archive maps (bin/check-image.sh
 # checks the image itself the same way, for each architecture).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The fleet bench (docs/scale.md): N agents, each `run` as a process on the production runtime with its own node
-# name, host root, config and kubeconfig, against one loopback API server (bench/java/.../fleet/FleetApiServer.java:
+# name, host root, config and kubeconfig, against the loopback API server (src/loopback/.../LoopbackApiServer.java:
 # watches with bookmarks, timeouts and 410 after a restart, JSON patch with 409/422), through install, rest, a
 # NodeFeatureRule change, a 60 s API server outage, watch churn and a rollout; requests per second by verb as the
 # server sees them. About 25 minutes for 200 agents on 2 cores (~100 MiB per agent while it starts, ~30-80 MiB at rest).

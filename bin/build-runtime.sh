@@ -41,6 +41,10 @@ for tool in jdeps jlink; do
   fi
 done
 [ -f "$jar" ] || { echo "$0: no jar at $jar (run ./mvnw package first)" >&2; exit 1; }
+# the class-data training's loopback API server, compiled with its classpath by ./mvnw compile (or package)
+target=$(cd "$here/.." && pwd)/target
+[ -d "$target/loopback-classes" ] && [ -f "$target/loopback.classpath" ] \
+  || { echo "$0: no $target/loopback-classes or loopback.classpath (run ./mvnw package first)" >&2; exit 1; }
 
 # The target: this machine, or another architecture's unpacked packages run under its emulator
 target_arch=${NODE_LABELLER_TARGET_ARCH:-}
@@ -118,8 +122,8 @@ else
   echo "no JNA stub for $jna_arch in the jar: JNA unpacks it at every start"
 fi
 
-# Class-data sharing: record the classes that `print` and the daemon (`run`, against a loopback API server made
-# for the training: bin/CdsTraining.java) load, then dump them (with the JDK classes they need) into a static
+# Class-data sharing: record the classes that `print` and the daemon (`run`, against the loopback API server:
+# src/loopback/.../CdsTraining.java) load, then dump them (with the JDK classes they need) into a static
 # archive. Same flags as production, so the archive maps at run time. `print` reads the build machine's own host;
 # the daemon reads the gpu-server host tree of the tests with the tests' fake libnvidia-ml (one A100), so that the
 # NVML path, what GPU nodes run, is in the archive too. The fake is C, built here with gcc; without gcc (or without
@@ -147,8 +151,8 @@ else
   else
     echo "no gcc or no src/test next to $here: the training runs without NVML (GPU nodes load its classes from the jar)"
   fi
-  # The training server uses the JDK's own HPACK codec (HTTP/2 header compression), not exported by java.net.http.
-  "$JAVA_HOME/bin/java" --add-exports java.net.http/jdk.internal.net.http.hpack=ALL-UNNAMED "$here/CdsTraining.java" \
+  # The training and its API server (src/loopback), as Maven's compile phase left them under target/
+  "$JAVA_HOME/bin/java" -cp "$target/loopback-classes:$(cat "$target/loopback.classpath")" io.nodelabeller.loopback.CdsTraining \
     "$java" "$out/jvm.options" "$out/lib/node-labeller.jar" "$out/lib/classes.lst" "$@"
   [ -z "${NODE_LABELLER_CLASSLIST:-}" ] || cp "$out/lib/classes.lst" "$NODE_LABELLER_CLASSLIST"
 fi

@@ -8,10 +8,11 @@
 #
 # Checks: USER and ENTRYPOINT; --version; print on a host tree of the image's architecture (amd64: the tests'
 # gpu-server, arm64: grace-gh200), its labels identical to what the jar prints on this machine for the same tree
-# (when target/node-labeller.jar and a java are here); once against bin/loopback-apiserver.py (the node patched with
-# the cloud-vm tree's labels, and their annotation). An image of another architecture (TAG-arm64 of a multi-platform
+# (when target/node-labeller.jar is here); once against the loopback API server over TLS (src/loopback; the node
+# patched with the cloud-vm tree's labels, and their annotation). An image of another architecture (TAG-arm64 of a multi-platform
 # build) runs under Debian's qemu-user-static (qemu-aarch64-static, bound into the sandbox; no binfmt handler).
-# Needs bwrap (apt-get install bubblewrap) and python3. Run from a checkout (the host trees are the tests').
+# Needs bwrap (apt-get install bubblewrap), python3 and a java. Run from a checkout after ./mvnw package (the host
+# trees are the tests', the loopback API server is target/loopback-classes).
 set -eu
 
 if [ $# -lt 1 ]; then
@@ -25,6 +26,12 @@ hosts="$here/../src/test/resources/hosts"
 for tool in bwrap python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "$0: $tool is needed (apt-get install bubblewrap python3)" >&2; exit 1; }
 done
+# the loopback API server runs on this machine's Java, from what ./mvnw compile (or package) left under target/
+java=${JAVA_HOME:+$JAVA_HOME/bin/}java
+target=$(cd "$here/.." && pwd)/target
+command -v "$java" >/dev/null 2>&1 || { echo "$0: a java is needed (JAVA_HOME or PATH) for the loopback API server" >&2; exit 1; }
+[ -d "$target/loopback-classes" ] && [ -f "$target/loopback.classpath" ] \
+  || { echo "$0: no $target/loopback-classes (run ./mvnw compile first)" >&2; exit 1; }
 work=$(mktemp -d)
 server=
 cleanup() {
@@ -122,8 +129,8 @@ for label in $labels nvidia.com/gpu.present=true \
   grep -q "^$label" "$work/print.out" || { cat "$work/print.out" "$work/print.err" >&2; fail "print: no $label"; }
 done
 jar="$here/../target/node-labeller.jar"
-if [ -f "$jar" ] && command -v java >/dev/null 2>&1; then
-  java -jar "$jar" print --no-timestamp --host-root "$hosts/$tree" > "$work/print.jar" 2> /dev/null || fail "the jar's print"
+if [ -f "$jar" ]; then
+  "$java" -jar "$jar" print --no-timestamp --host-root "$hosts/$tree" > "$work/print.jar" 2> /dev/null || fail "the jar's print"
   diff "$work/print.jar" "$work/print.out" > "$work/print.diff" \
     || { cat "$work/print.diff" >&2; fail "print on $tree: the image's labels differ from the jar's on this machine"; }
   echo "print on $tree: $(grep -c . "$work/print.out") labels, the same as the jar's on this machine"
@@ -153,22 +160,26 @@ else
   echo "NVML path NOT CHECKED for $arch: no $cc here (Debian: gcc-aarch64-linux-gnu)"
 fi
 
-# once against a loopback API server: the node is patched
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 "$here/loopback-apiserver.py" "$port" worker-1 "$work/node.json" &
+# once against the loopback API server (src/loopback; TLS, its CA and a bearer token given by a kubeconfig, as a pod
+# is given its service account's): the node is patched
+cp=$(cat "$target/loopback.classpath")
+"$java" -cp "$target/loopback-classes:$cp" io.nodelabeller.loopback.Main --node worker-1 --state "$work/node.json" \
+  --tls "$work/tls" --token check --url-file "$work/url" > "$work/server.out" 2>&1 &
 server=$!
+i=0
+until [ -s "$work/url" ]; do
+  i=$((i + 1)); [ $i -lt 300 ] || { cat "$work/server.out" >&2; fail "the loopback API server did not start"; }
+  sleep 0.1
+done
+cp "$work/tls/ca.crt" "$work/etc/ca.crt"
 cat > "$work/etc/kubeconfig" <<KUBECONFIG
 apiVersion: v1
 kind: Config
-clusters: [{name: loopback, cluster: {server: "http://127.0.0.1:$port"}}]
+clusters: [{name: loopback, cluster: {server: "$(cat "$work/url")", certificate-authority: /etc/node-labeller/ca.crt}}]
 users: [{name: agent, user: {token: check}}]
 contexts: [{name: loopback, context: {cluster: loopback, user: agent}}]
 current-context: loopback
 KUBECONFIG
-i=0
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; do
-  i=$((i + 1)); [ $i -lt 50 ] || fail "the loopback API server did not start"; sleep 0.1
-done
 run "$hosts/cloud-vm" once --host-root /host --kubeconfig /etc/node-labeller/kubeconfig > "$work/once.out" 2>&1 \
   || { cat "$work/once.out" >&2; fail "once"; }
 python3 - "$work/node.json" <<'PY' || { cat "$work/once.out" >&2; fail "once: the node was not labelled"; }

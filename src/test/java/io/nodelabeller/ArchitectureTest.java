@@ -108,6 +108,35 @@ class ArchitectureTest {
         assertEquals(List.of(), violations);
     }
 
+    /**
+     * The loopback API server (src/loopback) stands in for kube-apiserver in the image build's training, the image
+     * check and the fleet bench: Vert.x is on its classpath only (provided, never in the jar), no product class refers
+     * to it or to Vert.x, and it uses none of the agent's code (an API server built from the agent's own code would
+     * agree with the agent by construction, not because both follow kube-apiserver).
+     */
+    @Test
+    void theLoopbackApiServerAndTheProductShareNoCode() throws IOException {
+        List<String> violations = new ArrayList<>();
+        for (JavaFile f : files()) {
+            if (f.text().contains("io.vertx") || f.references().stream().anyMatch(r -> r.startsWith("loopback"))) {
+                violations.add(f.path() + " refers to the loopback API server or Vert.x");
+            }
+        }
+        Path loopback = Path.of("src/loopback/java/io/nodelabeller/loopback");
+        try (Stream<Path> all = Files.walk(loopback)) {
+            for (Path f : (Iterable<Path>) all.filter(p -> p.toString().endsWith(".java"))::iterator) {
+                JavaFile file = new JavaFile(f, "loopback", Files.readString(f));
+                assertTrue(file.text().startsWith("package io.nodelabeller.loopback;"), f.toString());
+                for (String r : file.references()) {
+                    if (!r.isEmpty() && !r.equals("loopback")) { // "": a class of its own package by its name
+                        violations.add(f + " refers to io.nodelabeller." + r);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), violations);
+    }
+
     /** Packages, sub-packages included, form no ring: config ↔ config.rules would be one, source ↔ source.pci another. */
     /** docs/development.md's package table shows, in its last column, exactly what {@link #ALLOWED} allows. */
     @Test

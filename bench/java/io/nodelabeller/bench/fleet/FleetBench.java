@@ -1,7 +1,9 @@
 package io.nodelabeller.bench.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nodelabeller.loopback.LoopbackApiServer;
 import io.nodelabeller.testing.Hosts;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.Test;
@@ -29,7 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * N agents ({@code run}, each a process on the production runtime with its own node name, host root — a copy of the
- * cloud-vm tree — config and kubeconfig) against one {@link FleetApiServer}, and what the server sees, second by
+ * cloud-vm tree — config and kubeconfig) against one {@link LoopbackApiServer}, and what the server sees, second by
  * second, through the life of a cluster: install (the DaemonSet's pods starting, {@code fleet.wave} at a time), rest,
  * a NodeFeatureRule change, an API server restart after an outage of {@code fleet.outage} seconds (the rule changed
  * while it was down), watch churn (every watch ended by the server within a minute), a rollout (every agent restarted,
@@ -52,7 +54,7 @@ class FleetBench {
     private final List<String> marks = new ArrayList<>();
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private FleetApiServer server;
+    private LoopbackApiServer server;
     private final Process[] agents = new Process[N];
     private final int[] ports = new int[N];
 
@@ -62,10 +64,11 @@ class FleetBench {
                 "no runtime at " + RT + ": run bin/build-runtime.sh target/node-labeller.jar " + RT);
         deleteTree(WORK);
         Files.createDirectories(WORK);
-        server = new FleetApiServer(freePort(), Duration.ofMinutes(1), Duration.ofMinutes(5));
+        server = new LoopbackApiServer(LoopbackApiServer.Options.plain().port(freePort()).bookmark(Duration.ofMinutes(1))
+                .heartbeat(Duration.ofMinutes(5)));
         try {
             for (int i = 0; i < N; i++) {
-                server.putNode(FleetApiServer.kubeletNode(node(i), 40));
+                server.putNode(kubeletNode(node(i), 40));
                 prepare(i);
             }
             server.putRule(rule("v1"));
@@ -304,7 +307,7 @@ class FleetBench {
 
     /** A NodeFeatureRule object whose rule matches every node and labels it with {@code version}. */
     private static ObjectNode rule(String version) throws IOException {
-        return (ObjectNode) FleetApiServer.JSON.readTree("""
+        return (ObjectNode) LoopbackApiServer.JSON.readTree("""
                 {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule",
                  "metadata": {"name": "fleet-policy"},
                  "spec": {"rules": [{"name": "every node", "labels": {"%s": "%s"},
@@ -333,11 +336,11 @@ class FleetBench {
     // ---- the report ----
 
     private void report() throws IOException {
-        Map<Long, FleetApiServer.Second> secs = new TreeMap<>(server.seconds());
+        Map<Long, LoopbackApiServer.Second> secs = new TreeMap<>(server.seconds());
         long last = secs.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
         StringBuilder tsv = new StringBuilder("second\tGET\tLIST\tWATCH\tPATCH\tOTHER\tbytes_in\tbytes_out\twatch_events\topen_watches\n");
         for (long s = 0; s <= last; s++) {
-            FleetApiServer.Second x = secs.getOrDefault(s, new FleetApiServer.Second());
+            LoopbackApiServer.Second x = secs.getOrDefault(s, new LoopbackApiServer.Second());
             tsv.append(s);
             for (long r : x.requests) {
                 tsv.append('\t').append(r);
@@ -360,14 +363,14 @@ class FleetBench {
             String[] mk = marks.get(m).split("\t");
             long from = Long.parseLong(mk[0]);
             long to = m + 1 < marks.size() ? Long.parseLong(marks.get(m + 1).split("\t")[0]) : last + 1;
-            long[] total = new long[FleetApiServer.Verb.values().length];
+            long[] total = new long[LoopbackApiServer.Verb.values().length];
             long[] peak = new long[total.length];
             long peakAll = 0;
             long bytesOut = 0;
             long bytesIn = 0;
             long watchesAtEnd = 0;
             for (long s = from; s < to; s++) {
-                FleetApiServer.Second x = secs.get(s);
+                LoopbackApiServer.Second x = secs.get(s);
                 if (x == null) {
                     continue;
                 }
@@ -427,5 +430,56 @@ class FleetBench {
                 Files.delete(x);
             }
         }
+    }
+
+    /** A Node as a kubelet registers and reports it: its labels, addresses, capacity, conditions, images. */
+    private static ObjectNode kubeletNode(String name, int images) {
+        ObjectNode n = LoopbackApiServer.JSON.createObjectNode();
+        n.put("apiVersion", "v1").put("kind", "Node");
+        ObjectNode md = n.putObject("metadata");
+        md.put("name", name).put("uid", java.util.UUID.nameUUIDFromBytes(name.getBytes()).toString())
+                .put("creationTimestamp", "2026-11-01T00:00:00Z");
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("beta.kubernetes.io/arch", "amd64");
+        labels.put("beta.kubernetes.io/os", "linux");
+        labels.put("kubernetes.io/arch", "amd64");
+        labels.put("kubernetes.io/hostname", name);
+        labels.put("kubernetes.io/os", "linux");
+        labels.put("node.kubernetes.io/instance-type", "p5.48xlarge");
+        labels.put("topology.kubernetes.io/region", "us-east-1");
+        labels.put("topology.kubernetes.io/zone", "us-east-1a");
+        ObjectNode l = md.putObject("labels");
+        labels.forEach(l::put);
+        md.putObject("annotations").put("node.alpha.kubernetes.io/ttl", "0")
+                .put("volumes.kubernetes.io/controller-managed-attach-detach", "true");
+        n.putObject("spec").put("podCIDR", "10.0.0.0/24").put("providerID", "aws:///us-east-1a/i-" + name);
+        ObjectNode st = n.putObject("status");
+        for (String k : List.of("capacity", "allocatable")) {
+            st.putObject(k).put("cpu", "192").put("memory", "2113645888Ki").put("pods", "110")
+                    .put("ephemeral-storage", "3750000000Ki").put("hugepages-1Gi", "0").put("hugepages-2Mi", "0");
+        }
+        ArrayNode conditions = st.putArray("conditions");
+        for (String t : List.of("MemoryPressure", "DiskPressure", "PIDPressure", "Ready")) {
+            conditions.addObject().put("type", t).put("status", t.equals("Ready") ? "True" : "False")
+                    .put("lastHeartbeatTime", "2026-11-27T00:00:00Z").put("lastTransitionTime", "2026-11-01T00:00:00Z")
+                    .put("reason", t.equals("Ready") ? "KubeletReady" : "KubeletHasSufficient" + t)
+                    .put("message", t.equals("Ready") ? "kubelet is posting ready status" : "kubelet has no " + t);
+        }
+        ArrayNode addresses = st.putArray("addresses");
+        addresses.addObject().put("type", "InternalIP").put("address", "10.0.0.1");
+        addresses.addObject().put("type", "Hostname").put("address", name);
+        st.putObject("daemonEndpoints").putObject("kubeletEndpoint").put("Port", 10250);
+        st.putObject("nodeInfo").put("machineID", "0123456789abcdef").put("systemUUID", "ec2-0123")
+                .put("bootID", "b00t").put("kernelVersion", "6.1.0-27-cloud-amd64").put("osImage", "Debian GNU/Linux 12")
+                .put("containerRuntimeVersion", "containerd://1.7.22").put("kubeletVersion", "v1.33.1")
+                .put("kubeProxyVersion", "v1.33.1").put("operatingSystem", "linux").put("architecture", "amd64");
+        ArrayNode imgs = st.putArray("images");
+        for (int i = 0; i < images; i++) {
+            ObjectNode img = imgs.addObject();
+            img.putArray("names").add("registry.example.com/team/image-" + i + "@sha256:" + "%064x".formatted(i))
+                    .add("registry.example.com/team/image-" + i + ":v1." + i);
+            img.put("sizeBytes", 100_000_000L + i);
+        }
+        return n;
     }
 }
