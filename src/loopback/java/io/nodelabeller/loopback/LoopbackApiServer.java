@@ -633,7 +633,6 @@ public final class LoopbackApiServer implements AutoCloseable {
         }
         count(Verb.WATCH, 0, 0);
         webSocketWatches.incrementAndGet();
-        log("WebSocket " + ws.uri());
         String fs = q.get("fieldSelector");
         Watch w = new Watch(ws, resource, fs != null && fs.startsWith("metadata.name=") ? fs.substring(14) : null);
         String rvText = q.getOrDefault("resourceVersion", "");
@@ -664,6 +663,7 @@ public final class LoopbackApiServer implements AutoCloseable {
                 watches.add(w);
             }
         }
+        log("WebSocket " + ws.uri() + (gone ? " 410" : ""));
         if (gone) {
             w.send("ERROR", (ObjectNode) readTree(status(410, "Expired", "too old resource version: " + from + " ("
                     + oldest + ")", null)));
