@@ -127,6 +127,42 @@ final class SprigCollections {
                 SprigText.goInt("untilStep", a, 1), SprigText.goInt("untilStep", a, 2)));
         f.put("seq", SprigCollections::seq);
 
+        // url.go: url.Parse's parts as a dict, and a URL written from such a dict (Go's URL.String)
+        f.put("urlParse", a -> {
+            GoUrl u;
+            try {
+                u = GoUrl.parse(SprigText.string("urlParse", Functions.arity("urlParse", a, 1), 0));
+            } catch (GoUrl.Invalid e) {
+                throw new TemplateException("error calling urlParse: unable to parse url: " + e.getMessage());
+            }
+            Dict d = new Dict();
+            d.put("scheme", u.scheme);
+            d.put("host", u.host);
+            d.put("hostname", u.hostname());
+            d.put("path", u.path);
+            d.put("query", u.rawQuery);
+            d.put("opaque", u.opaque);
+            d.put("fragment", u.fragment);
+            d.put("userinfo", u.userinfo());
+            return d;
+        });
+        f.put("urlJoin", a -> {
+            Dict d = dict("urlJoin", Functions.arity("urlJoin", a, 1), 0);
+            String userinfo = urlPart(d, "userinfo");
+            String username = null;
+            String password = null;
+            if (!userinfo.isEmpty()) { // read as Go reads the user information of proto://USERINFO@host
+                try {
+                    GoUrl user = GoUrl.parse("proto://" + userinfo + "@host");
+                    username = user.username;
+                    password = user.password;
+                } catch (GoUrl.Invalid e) {
+                    throw new TemplateException("error calling urlJoin: unable to parse userinfo in dict: " + e.getMessage());
+                }
+            }
+            return GoUrl.of(urlPart(d, "scheme"), urlPart(d, "opaque"), username, password, urlPart(d, "host"),
+                    urlPart(d, "path"), urlPart(d, "query"), urlPart(d, "fragment")).toString();
+        });
         f.put("dict", a -> {
             Dict d = new Dict();
             for (int i = 0; i < a.size(); i += 2) {
@@ -335,6 +371,22 @@ final class SprigCollections {
     }
 
     /** Argument {@code i} as Go's {@code map[string]interface {}}, with text/template's message when it is not one. */
+    /** url.go's dictGetOrEmpty: a string, "" when absent, any other kind an error naming it (Go's reflect.Kind). */
+    private static String urlPart(Dict d, String key) throws TemplateException {
+        if (!d.containsKey(key)) {
+            return "";
+        }
+        Object v = d.get(key);
+        if (v instanceof String s) {
+            return s;
+        }
+        if (v == null) { // reflect.TypeOf(nil).Kind(): a nil interface's method, which Go's runtime stops
+            throw new TemplateException("error calling urlJoin: runtime error: invalid memory address or nil pointer dereference");
+        }
+        throw new TemplateException("error calling urlJoin: unable to parse " + key + " key, must be of type string, but "
+                + SprigText.kind(v) + " found");
+    }
+
     static Dict dict(String fn, List<Object> a, int i) throws TemplateException {
         Object v = a.get(i);
         if (v instanceof Dict d) {
