@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nodelabeller.loopback.LoopbackApiServer;
+import io.nodelabeller.testing.ClusterObjects;
 import io.nodelabeller.testing.Hosts;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.Test;
@@ -307,12 +308,8 @@ class FleetBench {
 
     /** A NodeFeatureRule object whose rule matches every node and labels it with {@code version}. */
     private static ObjectNode rule(String version) throws IOException {
-        return (ObjectNode) LoopbackApiServer.JSON.readTree("""
-                {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule",
-                 "metadata": {"name": "fleet-policy"},
-                 "spec": {"rules": [{"name": "every node", "labels": {"%s": "%s"},
-                   "matchFeatures": [{"feature": "system.osrelease", "matchExpressions": {"ID": {"op": "Exists"}}}]}]}}
-                """.formatted(LABEL, version));
+        return (ObjectNode) LoopbackApiServer.JSON.readTree(
+                ClusterObjects.everyNodeRule("fleet-policy", LABEL, version));
     }
 
     private long logLines() throws IOException {

@@ -329,29 +329,25 @@ final class GoUrl {
     }
 
     private String escapedPath() {
-        if (!rawPath.isEmpty() && validEncoded(rawPath, Mode.PATH)) {
-            try {
-                if (unescape(rawPath, Mode.PATH).equals(path)) {
-                    return rawPath;
-                }
-            } catch (Reason ignored) {
-                // not a valid escaping of the path: written anew
-            }
-        }
-        return path.equals("*") ? "*" : escape(path, Mode.PATH);
+        String raw = asRead(rawPath, path, Mode.PATH);
+        return raw != null ? raw : path.equals("*") ? "*" : escape(path, Mode.PATH);
     }
 
     private String escapedFragment() {
-        if (!rawFragment.isEmpty() && validEncoded(rawFragment, Mode.FRAGMENT)) {
-            try {
-                if (unescape(rawFragment, Mode.FRAGMENT).equals(fragment)) {
-                    return rawFragment;
-                }
-            } catch (Reason ignored) {
-                // not a valid escaping of the fragment: written anew
-            }
+        String raw = asRead(rawFragment, fragment, Mode.FRAGMENT);
+        return raw != null ? raw : escape(fragment, Mode.FRAGMENT);
+    }
+
+    /** A component's form as read, when it is a valid escaping of the component; else null (Go writes it anew). */
+    private static String asRead(String raw, String decoded, Mode mode) {
+        if (raw.isEmpty() || !validEncoded(raw, mode)) {
+            return null;
         }
-        return escape(fragment, Mode.FRAGMENT);
+        try {
+            return unescape(raw, mode).equals(decoded) ? raw : null;
+        } catch (Reason notAnEscaping) {
+            return null;
+        }
     }
 
     /** Whether a raw form holds only what its component may hold as it is (sub-delims, : @ [ ] and escapes). */

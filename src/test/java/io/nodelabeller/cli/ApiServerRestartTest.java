@@ -3,6 +3,7 @@ package io.nodelabeller.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nodelabeller.loopback.LoopbackApiServer;
+import io.nodelabeller.testing.ClusterObjects;
 import io.nodelabeller.testing.Hosts;
 import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.AfterEach;
@@ -54,12 +55,8 @@ class ApiServerRestartTest {
 
     /** A NodeFeatureRule object whose rule matches every node and labels it with {@code version}. */
     private static ObjectNode rule(String version) throws Exception {
-        return (ObjectNode) LoopbackApiServer.JSON.readTree("""
-                {"apiVersion": "nfd.k8s-sigs.io/v1alpha1", "kind": "NodeFeatureRule",
-                 "metadata": {"name": "restart-policy"},
-                 "spec": {"rules": [{"name": "every node", "labels": {"%s": "%s"},
-                   "matchFeatures": [{"feature": "system.osrelease", "matchExpressions": {"ID": {"op": "Exists"}}}]}]}}
-                """.formatted(RULE_LABEL, version));
+        return (ObjectNode) LoopbackApiServer.JSON.readTree(
+                ClusterObjects.everyNodeRule("restart-policy", RULE_LABEL, version));
     }
 
     private Map<String, String> labels() {
