@@ -14,8 +14,8 @@ import java.nio.charset.StandardCharsets;
  * <p>The rules, per component (RFC 3986 as Go applies it): a scheme is a letter followed by letters, digits,
  * {@code + - .}, up to the first colon, and is lower-cased; a URL whose scheme is not followed by {@code /} is opaque;
  * {@code //} starts an authority ({@code userinfo@host}, split at the last {@code @}); percent escapes are decoded in
- * the user name, password, host (only for bytes ≥ 0x80, and {@code %25} before an IPv6 zone), path and fragment, not
- * in the query; the path and fragment keep their written form when it is not the form Go would write. Go strings are
+ * the user name, password, host (there only bytes ≥ 0x80 and {@code %25}; an IPv6 zone may escape more), path and
+ * fragment, not in the query; the path and fragment keep their written form when it is not the form Go would write. Go strings are
  * bytes: escapes are of UTF-8 bytes, and a decoded byte sequence that is not UTF-8 becomes U+FFFD here.
  */
 final class GoUrl {
