@@ -9,8 +9,9 @@
 # Checks: USER and ENTRYPOINT; --version; print on a host tree of the image's architecture (amd64: the tests'
 # gpu-server, arm64: grace-gh200), its labels identical to what the jar prints on this machine for the same tree
 # (when target/node-labeller.jar is here); once against the loopback API server over TLS (src/loopback; the node
-# patched with the cloud-vm tree's labels, and their annotation). An image of another architecture (TAG-arm64 of a multi-platform
-# build) runs under Debian's qemu-user-static (qemu-aarch64-static, bound into the sandbox; no binfmt handler).
+# patched with the cloud-vm tree's labels, and their annotation). An image of another architecture (TAG-arm64 of a
+# multi-platform build) runs under Debian's qemu-user-static (qemu-aarch64-static, bound into the sandbox; no binfmt
+# handler).
 # Needs bwrap (apt-get install bubblewrap), python3 and a java. Run from a checkout after ./mvnw package (the host
 # trees are the tests', the loopback API server is target/loopback-classes).
 set -eu
@@ -26,12 +27,12 @@ hosts="$here/../src/test/resources/hosts"
 for tool in bwrap python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "$0: $tool is needed (apt-get install bubblewrap python3)" >&2; exit 1; }
 done
-# the loopback API server runs on this machine's Java, from what ./mvnw compile (or package) left under target/
+# the loopback API server runs on this machine's Java, from what ./mvnw package left under target/
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 target=$(cd "$here/.." && pwd)/target
 command -v "$java" >/dev/null 2>&1 || { echo "$0: a java is needed (JAVA_HOME or PATH) for the loopback API server" >&2; exit 1; }
 [ -d "$target/loopback-classes" ] && [ -f "$target/loopback.classpath" ] \
-  || { echo "$0: no $target/loopback-classes (run ./mvnw compile first)" >&2; exit 1; }
+  || { echo "$0: no $target/loopback-classes (run ./mvnw package first)" >&2; exit 1; }
 work=$(mktemp -d)
 server=
 cleanup() {
