@@ -21,6 +21,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -309,5 +310,51 @@ class LoopbackApiServerTest {
         assertEquals(server.node("worker-1"), LoopbackApiServer.JSON.readTree(Files.readString(state)));
         assertEquals("2", server.node("worker-1").path("metadata").path("labels").path("example.com/b").asText());
         assertNull(server.node("worker-3"));
+    }
+
+    /**
+     * The server as a process, as bin/check-image.sh and docs/development.md run it: {@code Main --node NAME --state
+     * FILE --tls DIR --token TOKEN --url-file FILE} serves the node over TLS with DIR/ca.crt as its CA, writes its URL
+     * once it listens and the node after each change, and ends on SIGTERM; a usage error exits 2.
+     */
+    @Test
+    void mainServesANodeAsTheImageCheckRunsIt() throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("java.class.path");
+        Process usage = new ProcessBuilder(javaBin, "-cp", cp, Main.class.getName(), "--tls", tmp.toString())
+                .redirectErrorStream(true).start();
+        assertTrue(usage.waitFor(60, TimeUnit.SECONDS));
+        String said = new String(usage.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(2, usage.exitValue(), said);
+        assertTrue(said.contains("--tls and --token go together"), said);
+
+        Path url = tmp.resolve("url");
+        Path state = tmp.resolve("node.json");
+        Process p = new ProcessBuilder(javaBin, "-cp", cp, Main.class.getName(), "--node", "worker-1", "--state",
+                state.toString(), "--tls", tmp.resolve("tls").toString(), "--token", TOKEN, "--url-file", url.toString())
+                .redirectErrorStream(true).redirectOutput(tmp.resolve("server.log").toFile()).start();
+        try {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(url) && System.nanoTime() < end && p.isAlive()) {
+                Thread.sleep(100);
+            }
+            assertTrue(Files.exists(url), Files.readString(tmp.resolve("server.log")));
+            String base = Files.readString(url).strip();
+            assertTrue(base.startsWith("https://127.0.0.1:"), base);
+            HttpClient http = trusting(tmp.resolve("tls/ca.crt"));
+            HttpResponse<String> patched = http.send(HttpRequest.newBuilder(URI.create(base + "api/v1/nodes/worker-1"))
+                    .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json-patch+json")
+                    .method("PATCH", HttpRequest.BodyPublishers.ofString(
+                            "[{\"op\":\"add\",\"path\":\"/metadata/labels/example.com~1a\",\"value\":\"1\"}]"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, patched.statusCode(), patched.body());
+            JsonNode written = LoopbackApiServer.JSON.readTree(Files.readString(state));
+            assertEquals(LoopbackApiServer.JSON.readTree(patched.body()), written);
+            assertEquals("1", written.path("metadata").path("labels").path("example.com/a").asText());
+            p.destroy(); // SIGTERM
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "SIGTERM ends it");
+        } finally {
+            p.destroyForcibly();
+        }
     }
 }
