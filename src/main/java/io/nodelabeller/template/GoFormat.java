@@ -226,7 +226,7 @@ final class GoFormat {
             String r = switch (verb) {
                 case 's', 'v' -> s.precision >= 0 && s.precision < str.codePointCount(0, str.length())
                         ? str.substring(0, str.offsetByCodePoints(0, s.precision)) : str;
-                case 'q' -> '"' + escape(str, '"') + '"';
+                case 'q' -> quote(str);
                 case 'x', 'X' -> hexBytes(str, verb == 'X');
                 default -> null;
             };
@@ -292,6 +292,11 @@ final class GoFormat {
             sb.append(String.format(upper ? "%02X" : "%02x", b & 0xff));
         }
         return sb.toString();
+    }
+
+    /** strconv.Quote: {@code s} between double quotes, escaped. */
+    static String quote(String s) {
+        return '"' + escape(s, '"') + '"';
     }
 
     /** strconv.Quote's escaping (quote is the delimiter to escape). */

@@ -129,12 +129,8 @@ final class GoUrl {
         return Character.digit(c, 16);
     }
 
-    private static String quote(String s) {
-        return '"' + GoFormat.escape(s, '"') + '"';
-    }
-
     private static String quote(byte[] b, int from, int to) {
-        return '"' + GoFormat.escape(new String(b, from, to - from, StandardCharsets.ISO_8859_1), '"') + '"';
+        return GoFormat.quote(new String(b, from, to - from, StandardCharsets.ISO_8859_1));
     }
 
     private static String unescape(String s, Mode mode) throws Reason {
@@ -178,7 +174,7 @@ final class GoUrl {
         try {
             url = parseWithoutFragment(u);
         } catch (Reason r) {
-            throw new Invalid("parse " + quote(u) + ": " + r.getMessage());
+            throw new Invalid("parse " + GoFormat.quote(u) + ": " + r.getMessage());
         }
         if (frag.isEmpty()) {
             return url;
@@ -187,7 +183,7 @@ final class GoUrl {
         try {
             fragment = unescape(frag, Mode.FRAGMENT);
         } catch (Reason r) {
-            throw new Invalid("parse " + quote(raw) + ": " + r.getMessage());
+            throw new Invalid("parse " + GoFormat.quote(raw) + ": " + r.getMessage());
         }
         return new GoUrl(url.scheme, url.opaque, url.username, url.password, url.host, url.path, url.rawPath,
                 url.omitHost, url.forceQuery, url.rawQuery, fragment,
@@ -276,6 +272,13 @@ final class GoUrl {
         return s.isEmpty() || s.charAt(0) == ':' && s.chars().skip(1).allMatch(c -> c >= '0' && c <= '9');
     }
 
+    /** {@code colonPort} as a host ends: nothing, or ':' and digits. */
+    private static void requirePort(String colonPort) throws Reason {
+        if (!optionalPort(colonPort)) {
+            throw new Reason("invalid port " + GoFormat.quote(colonPort) + " after host");
+        }
+    }
+
     private static String parseHost(String host) throws Reason {
         int open = host.lastIndexOf('[');
         if (open > 0) {
@@ -287,9 +290,7 @@ final class GoUrl {
                 throw new Reason("missing ']' in host");
             }
             String colonPort = host.substring(close + 1);
-            if (!optionalPort(colonPort)) {
-                throw new Reason("invalid port " + quote(colonPort) + " after host");
-            }
+            requirePort(colonPort);
             String literal = host.substring(1, close);
             int zone = literal.indexOf("%25");
             String address = zone < 0 ? unescape(literal, Mode.HOST)
@@ -301,9 +302,8 @@ final class GoUrl {
             return "[" + address + "]" + colonPort;
         }
         int colon = host.indexOf(':');
-        if (colon >= 0 && !optionalPort(host.substring(colon))) {
-            String colonPort = host.substring(colon);
-            throw new Reason("invalid port " + quote(colonPort) + " after host");
+        if (colon >= 0) {
+            requirePort(host.substring(colon));
         }
         return unescape(host, Mode.HOST);
     }
@@ -409,22 +409,21 @@ final class GoUrl {
 
         /** null when {@code s} is an IPv6 address; else why not, as Go says it. */
         static String check(String s) {
-            int dot = s.indexOf('.');
-            int colon = s.indexOf(':');
-            int pct = s.indexOf('%');
-            int first = firstOf(dot, colon, pct);
+            int first = firstOf(s.indexOf('.'), s.indexOf(':'), s.indexOf('%'));
+            String why;
             if (first < 0) {
-                return "invalid host: ParseAddr(" + q(s) + "): unable to parse IP";
+                why = "unable to parse IP";
+            } else if (s.charAt(first) == '%') {
+                why = "missing IPv6 address";
+            } else if (s.charAt(first) == '.') {
+                why = ipv4(s);
+                if (why == null) {
+                    return "invalid IP-literal"; // an IPv4 address, which brackets may not hold
+                }
+            } else {
+                why = ipv6(s);
             }
-            if (first == pct) {
-                return "invalid host: ParseAddr(" + q(s) + "): missing IPv6 address";
-            }
-            if (first == dot) {
-                String why = ipv4(s);
-                return why == null ? "invalid IP-literal" : "invalid host: ParseAddr(" + q(s) + "): " + why;
-            }
-            String why = ipv6(s);
-            return why == null ? null : "invalid host: ParseAddr(" + q(s) + "): " + why;
+            return why == null ? null : "invalid host: ParseAddr(" + GoFormat.quote(s) + "): " + why;
         }
 
         private static int firstOf(int... at) {
@@ -435,10 +434,6 @@ final class GoUrl {
                 }
             }
             return min;
-        }
-
-        private static String q(String s) {
-            return '"' + GoFormat.escape(s, '"') + '"';
         }
 
         /** Four decimal fields 0-255 without leading zeros; null when valid. */

@@ -64,7 +64,7 @@ final class Sprig {
         f.put("hasPrefix", a -> str("hasPrefix", a, 1, 2).startsWith(str("hasPrefix", a, 0, 2)));
         f.put("hasSuffix", a -> str("hasSuffix", a, 1, 2).endsWith(str("hasSuffix", a, 0, 2)));
         f.put("nospace", a -> str("nospace", a, 0, 1).replaceAll("\\s", ""));
-        f.put("quote", a -> joinNonNil(a, v -> '"' + GoFormat.escape(toString(v), '"') + '"'));
+        f.put("quote", a -> joinNonNil(a, v -> GoFormat.quote(toString(v))));
         f.put("squote", a -> joinNonNil(a, v -> "'" + toString(v) + "'"));
         f.put("cat", a -> joinNonNil(a, Sprig::toString));
         f.put("toString", a -> toString(Functions.arity("toString", a, 1).get(0)));
