@@ -41,6 +41,10 @@ record CpuidReading(String hypervisor, Set<String> flags, int avx10Version, int 
             Map.entry(8, "AMXCOMPLEX"), Map.entry(10, "AVXVNNIINT16"), Map.entry(14, "PREFETCHI"), Map.entry(19, "AVX10"),
             Map.entry(21, "APX_F"));
 
+    /** Leaf 0x24 ebx: the vector lengths AVX10 offers (bits 16-18); bits 0-7 are its version. */
+    private static final List<Map.Entry<Integer, String>> LEAF24_EBX = List.of(
+            Map.entry(16, "AVX10_128"), Map.entry(17, "AVX10_256"), Map.entry(18, "AVX10_512"));
+
     static CpuidReading read(Cpuid cpu) {
         int max = cpu.query(0, 0)[0];
         boolean vm = max >= 1 && (cpu.query(1, 0)[2] & (1 << 31)) != 0;
@@ -48,28 +52,24 @@ record CpuidReading(String hypervisor, Set<String> flags, int avx10Version, int 
         Set<String> flags = new TreeSet<>();
         int avx10 = 0;
         if (max >= 7) {
-            int edx = cpu.query(7, 1)[3];
-            for (Map.Entry<Integer, String> bit : LEAF7_1_EDX) {
-                if ((edx & (1 << bit.getKey())) != 0) {
-                    flags.add(bit.getValue());
-                }
-            }
+            addSet(cpu.query(7, 1)[3], LEAF7_1_EDX, flags);
             if (flags.contains("AVX10") && max >= 0x24) {
                 int ebx = cpu.query(0x24, 0)[1];
-                if ((ebx & (1 << 16)) != 0) {
-                    flags.add("AVX10_128");
-                }
-                if ((ebx & (1 << 17)) != 0) {
-                    flags.add("AVX10_256");
-                }
-                if ((ebx & (1 << 18)) != 0) {
-                    flags.add("AVX10_512");
-                }
+                addSet(ebx, LEAF24_EBX, flags);
                 avx10 = ebx & 0xff;
             }
         }
         int nominal = max >= 0x16 ? cpu.query(0x16, 0)[0] : 0;
         return new CpuidReading(hypervisor, Set.copyOf(flags), avx10, nominal);
+    }
+
+    /** The names of the bits of {@code register} that are set. */
+    private static void addSet(int register, List<Map.Entry<Integer, String>> bits, Set<String> out) {
+        for (Map.Entry<Integer, String> bit : bits) {
+            if ((register & (1 << bit.getKey())) != 0) {
+                out.add(bit.getValue());
+            }
+        }
     }
 
     /** NFD's name for a hypervisor signature (ebx, ecx, edx of leaf 0x40000000). */
@@ -79,20 +79,8 @@ record CpuidReading(String hypervisor, Set<String> flags, int avx10Version, int 
         if (vendor != null) {
             return vendor.toLowerCase(java.util.Locale.ROOT);
         }
-        StringBuilder clean = new StringBuilder();
-        boolean inRun = false;
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            boolean keep = c < 0x80 && (Character.isLetterOrDigit(c) || c == '-' || c == '_' || c == '.');
-            if (keep) {
-                clean.append(c);
-                inRun = false;
-            } else if (!inRun) {
-                clean.append('_');
-                inRun = true;
-            }
-        }
-        return clean.isEmpty() ? "unknown" : clean.toString();
+        String clean = raw.replaceAll("[^-A-Za-z0-9_.]+", "_");
+        return clean.isEmpty() ? "unknown" : clean;
     }
 
     /** The registers' bytes in order (little-endian each), up to the first NUL, as klauspost's valAsString. */
