@@ -139,17 +139,16 @@ public final class CdsTraining {
         return 0;
     }
 
-    /** The node as a kubelet registers it (what the agent reads of it). */
+    /** The node as a kubelet registers it, with a uid, a creation time and its capacity and Ready condition. */
     private static ObjectNode node() {
-        return (ObjectNode) LoopbackApiServer.readTree("""
-                {"kind": "Node", "apiVersion": "v1",
-                 "metadata": {"name": "%s", "uid": "00000000-0000-4000-8000-000000000001",
-                   "creationTimestamp": "2026-01-01T00:00:00Z",
-                   "labels": {"kubernetes.io/hostname": "%s", "kubernetes.io/os": "linux"}},
-                 "spec": {},
-                 "status": {"capacity": {"cpu": "2", "memory": "4Gi"},
-                   "conditions": [{"type": "Ready", "status": "True"}]}}
-                """.formatted(NODE, NODE));
+        ObjectNode node = LoopbackApiServer.registeredNode(NODE);
+        ((ObjectNode) node.get("metadata")).put("uid", "00000000-0000-4000-8000-000000000001")
+                .put("creationTimestamp", "2026-01-01T00:00:00Z");
+        node.putObject("spec");
+        ObjectNode status = node.putObject("status");
+        status.putObject("capacity").put("cpu", "2").put("memory", "4Gi");
+        status.putArray("conditions").addObject().put("type", "Ready").put("status", "True");
+        return node;
     }
 
     /** The install's ClusterRoleBinding, whose annotations say what the agent may write (manifests/base/common). */

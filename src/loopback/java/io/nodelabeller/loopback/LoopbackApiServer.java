@@ -374,6 +374,14 @@ public final class LoopbackApiServer implements AutoCloseable {
         store(r, object.deepCopy(), store.get(r).containsKey(name(object)) ? "MODIFIED" : "ADDED");
     }
 
+    /** A Node as a kubelet registers it, as far as the agent reads it: its name and the hostname and os labels. */
+    public static ObjectNode registeredNode(String name) {
+        ObjectNode node = JSON.createObjectNode().put("kind", "Node").put("apiVersion", "v1");
+        node.putObject("metadata").put("name", name).putObject("labels").put("kubernetes.io/hostname", name)
+                .put("kubernetes.io/os", "linux");
+        return node;
+    }
+
     public synchronized ObjectNode node(String name) {
         ObjectNode n = store.get(Resource.NODE).get(name);
         return n == null ? null : n.deepCopy();
@@ -500,6 +508,9 @@ public final class LoopbackApiServer implements AutoCloseable {
     private record Answer(Verb verb, int code, String body) {
     }
 
+    private static final Answer METHOD_NOT_ALLOWED = new Answer(Verb.OTHER, 405, status(405, "MethodNotAllowed",
+            "the server does not allow this method on the requested resource", null));
+
     private void request(HttpServerRequest req) {
         (req.version() == HttpVersion.HTTP_2 ? http2 : http1).incrementAndGet();
         req.body().onSuccess(body -> {
@@ -518,8 +529,7 @@ public final class LoopbackApiServer implements AutoCloseable {
         for (Resource r : Resource.values()) {
             if (path.equals(r.path)) {
                 if (!method.equals("GET")) {
-                    return new Answer(Verb.OTHER, 405, status(405, "MethodNotAllowed",
-                            "the server does not allow this method on the requested resource", null));
+                    return METHOD_NOT_ALLOWED;
                 }
                 if (q.containsKey("watch") && !q.get("watch").equals("false") && !q.get("watch").equals("0")) {
                     httpWatches.incrementAndGet();
@@ -539,8 +549,7 @@ public final class LoopbackApiServer implements AutoCloseable {
                 } else if (method.equals("PATCH")) {
                     return patch(r, name, o, body, contentType);
                 }
-                return new Answer(Verb.OTHER, 405, status(405, "MethodNotAllowed",
-                        "the server does not allow this method on the requested resource", null));
+                return METHOD_NOT_ALLOWED;
             }
         }
         return new Answer(Verb.OTHER, 404, status(404, "NotFound", "the server could not find the requested resource",
@@ -619,16 +628,12 @@ public final class LoopbackApiServer implements AutoCloseable {
                 resource = r;
             }
         }
-        if (!authorized(ws.headers().get("Authorization"))) {
+        int refused = !authorized(ws.headers().get("Authorization")) ? 401
+                : resource == null || !q.containsKey("watch") ? 404 : 0;
+        if (refused != 0) {
             count(Verb.OTHER, 0, 0);
-            log("WebSocket " + ws.uri() + " 401");
-            ws.reject(401);
-            return;
-        }
-        if (resource == null || !q.containsKey("watch")) {
-            count(Verb.OTHER, 0, 0);
-            log("WebSocket " + ws.uri() + " 404");
-            ws.reject(404);
+            log("WebSocket " + ws.uri() + " " + refused);
+            ws.reject(refused);
             return;
         }
         count(Verb.WATCH, 0, 0);

@@ -1,7 +1,5 @@
 package io.nodelabeller.loopback;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,10 +56,7 @@ public final class Main {
             server.keepNodeIn(nodes.get(0), state);
         }
         for (String name : nodes) {
-            ObjectNode node = LoopbackApiServer.JSON.createObjectNode().put("kind", "Node").put("apiVersion", "v1");
-            node.putObject("metadata").put("name", name).putObject("labels").put("kubernetes.io/hostname", name)
-                    .put("kubernetes.io/os", "linux");
-            server.putNode(node);
+            server.putNode(LoopbackApiServer.registeredNode(name));
         }
         if (urlFile != null) {
             Path tmp = urlFile.resolveSibling(urlFile.getFileName() + ".tmp");

@@ -83,9 +83,7 @@ class ApiServerRestartTest {
     @Test
     void theAgentKeepsItsLabelsThroughARestartAndTakesAChangeMadeWhileTheServerWasDown() throws Exception {
         server = new LoopbackApiServer(LoopbackApiServer.Options.plain().bookmark(Duration.ofSeconds(1)));
-        ObjectNode node = LoopbackApiServer.JSON.createObjectNode().put("kind", "Node").put("apiVersion", "v1");
-        node.putObject("metadata").put("name", NODE).putObject("labels").put("kubernetes.io/hostname", NODE);
-        server.putNode(node);
+        server.putNode(LoopbackApiServer.registeredNode(NODE));
         server.putRule(rule("v1"));
 
         int port;

@@ -34,6 +34,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import static io.nodelabeller.loopback.LoopbackApiServer.registeredNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -63,16 +64,10 @@ class LoopbackApiServerTest {
         }
     }
 
-    private static ObjectNode node(String name) {
-        ObjectNode n = LoopbackApiServer.JSON.createObjectNode().put("kind", "Node").put("apiVersion", "v1");
-        n.putObject("metadata").put("name", name).putObject("labels").put("kubernetes.io/hostname", name);
-        return n;
-    }
-
     private LoopbackApiServer.Tls tlsServer() throws Exception {
         LoopbackApiServer.Tls tls = LoopbackApiServer.Tls.selfSigned(tmp);
         server = new LoopbackApiServer(LoopbackApiServer.Options.plain().tls(tls, TOKEN));
-        server.putNode(node("worker-1"));
+        server.putNode(registeredNode("worker-1"));
         return tls;
     }
 
@@ -175,7 +170,7 @@ class LoopbackApiServerTest {
     @Test
     void jsonPatchAsTheApiServerAppliesIt() throws Exception {
         server = new LoopbackApiServer(LoopbackApiServer.Options.plain());
-        server.putNode(node("worker-1"));
+        server.putNode(registeredNode("worker-1"));
         HttpClient http = HttpClient.newHttpClient();
         String jsonPatch = "application/json-patch+json";
         String rv = server.node("worker-1").path("metadata").path("resourceVersion").asText();
@@ -211,7 +206,7 @@ class LoopbackApiServerTest {
         assertEquals(after, server.node("worker-1"));
 
         // a list's resourceVersion is the current revision; a field selector picks one object
-        server.putNode(node("worker-2"));
+        server.putNode(registeredNode("worker-2"));
         JsonNode list = LoopbackApiServer.JSON.readTree(send(http, "GET",
                 "/api/v1/nodes?fieldSelector=metadata.name%3Dworker-2", null, null, null).body());
         assertEquals("NodeList", list.path("kind").asText());
@@ -260,9 +255,9 @@ class LoopbackApiServerTest {
     @Test
     void watchesReplayFromTheirResourceVersionAndGetGoneOnceTheCacheNoLongerHoldsIt() throws Exception {
         server = new LoopbackApiServer(LoopbackApiServer.Options.plain().bookmark(Duration.ofMillis(200)));
-        server.putNode(node("a")); // revision 2
-        server.putNode(node("b")); // 3
-        server.putNode(node("a")); // 4
+        server.putNode(registeredNode("a")); // revision 2
+        server.putNode(registeredNode("b")); // 3
+        server.putNode(registeredNode("a")); // 4
 
         BlockingQueue<String> any = new LinkedBlockingQueue<>();
         watch("resourceVersion=0", any);
@@ -270,7 +265,7 @@ class LoopbackApiServerTest {
         BlockingQueue<String> from2 = new LinkedBlockingQueue<>();
         watch("resourceVersion=2", from2);
         assertEquals(List.of("ADDED b 3", "MODIFIED a 4"), List.of(event(from2), event(from2)));
-        server.putNode(node("b")); // 5, live to both
+        server.putNode(registeredNode("b")); // 5, live to both
         assertEquals("MODIFIED b 5", event(any));
 
         // bookmarks when asked, carrying the current revision; timeoutSeconds ends the watch
@@ -292,7 +287,7 @@ class LoopbackApiServerTest {
         assertEquals("closed", event(resumed));
         BlockingQueue<String> current = new LinkedBlockingQueue<>();
         watch("resourceVersion=5", current);
-        server.putNode(node("a"));
+        server.putNode(registeredNode("a"));
         assertEquals("MODIFIED a 6", event(current));
     }
 
@@ -301,10 +296,10 @@ class LoopbackApiServerTest {
         server = new LoopbackApiServer(LoopbackApiServer.Options.plain());
         Path state = tmp.resolve("node.json");
         server.keepNodeIn("worker-1", state);
-        server.putNode(node("worker-2"));
+        server.putNode(registeredNode("worker-2"));
         assertTrue(Files.notExists(state));
-        server.putNode(node("worker-1"));
-        ObjectNode n = node("worker-1");
+        server.putNode(registeredNode("worker-1"));
+        ObjectNode n = registeredNode("worker-1");
         n.withObjectProperty("metadata").withObjectProperty("labels").put("example.com/b", "2");
         server.putNode(n);
         assertEquals(server.node("worker-1"), LoopbackApiServer.JSON.readTree(Files.readString(state)));
