@@ -3,7 +3,8 @@ package io.nodelabeller.template;
 import java.util.function.IntPredicate;
 
 /**
- * Sprig's {@code snakecase} and {@code kebabcase}: huandu/xstrings' ToSnakeCase and ToKebabCase (Sprig v3.3.0 uses
+ * Sprig's {@code snakecase}, {@code kebabcase} and {@code camelcase} ({@link #pascal}): huandu/xstrings' ToSnakeCase and
+ * ToKebabCase (Sprig v3.3.0 uses
  * xstrings v1.5.0; the two functions' documented behaviour, examples and word rules are those of v1.4.0's
  * convert.go, and {@code SprigCaseTest} holds its test table). The text is cut into words — a run of connectors
  * ({@code - _} and Unicode spaces), of punctuation, of digits, an upper-case word ({@code HTTP} in {@code HTTPServer},
@@ -38,6 +39,59 @@ final class CaseWords {
 
     static String kebab(String text) {
         return new CaseWords(text, '-').lower();
+    }
+
+    /**
+     * Sprig's {@code camelcase}: xstrings v1.5.0's ToPascalCase (convert.go's toCamelCase with isBig). Leading
+     * connectors are kept, a letter after a connector is upper-cased and the connector dropped (a run of connectors
+     * keeps all but its last), the first letter is upper-cased, and in a word that starts with a capital the capitals
+     * that follow it are lower-cased up to its first lower-case letter ({@code GOLANG_IS_GREAT} → {@code GolangIsGreat},
+     * and so {@code HTTPServer} → {@code Httpserver}). A text of connectors only has its last connector written twice,
+     * as xstrings does.
+     */
+    static String pascal(String text) {
+        int[] cp = text.codePoints().toArray();
+        if (cp.length == 0) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        boolean firstUpper = false;
+        int i = 0;
+        int r0 = 0;
+        while (i < cp.length) {
+            r0 = cp[i++];
+            if (!isConnector(r0)) {
+                firstUpper = isUpper(r0);
+                r0 = Character.toUpperCase(r0);
+                break;
+            }
+            out.appendCodePoint(r0);
+        }
+        if (i == cp.length) {
+            return out.appendCodePoint(r0).toString();
+        }
+        while (i < cp.length) {
+            int r1 = r0;
+            r0 = cp[i++];
+            if (isConnector(r0) && isConnector(r1)) {
+                out.appendCodePoint(r1);
+                continue;
+            }
+            if (isConnector(r1)) {
+                firstUpper = isUpper(r0);
+                r0 = Character.toUpperCase(r0);
+            } else {
+                if (firstUpper) {
+                    if (isUpper(r0)) {
+                        r0 = Character.toLowerCase(r0);
+                    } else {
+                        firstUpper = false;
+                    }
+                }
+                out.appendCodePoint(r1);
+            }
+        }
+        return out.appendCodePoint(r0).toString();
     }
 
     private String lower() {

@@ -33,6 +33,7 @@ final class Executor {
     private int depth;
     private List<Object[]> vars = new ArrayList<>();
     private final Map<String, List<Node>> templates;
+    private final TemplateClock clock;
 
     private static final class Jump extends RuntimeException {
         final boolean isBreak;
@@ -43,18 +44,19 @@ final class Executor {
         }
     }
 
-    private Executor(Object data, Map<String, List<Node>> templates) {
+    private Executor(Object data, Map<String, List<Node>> templates, TemplateClock clock) {
         vars.add(new Object[] {"$", data});
         this.templates = templates;
+        this.clock = clock;
     }
 
-    static String run(List<Node> nodes, Object data) throws TemplateException {
-        return run(nodes, Map.of(), data);
-    }
-
-    /** Runs {@code nodes} over {@code data}; {@code templates}: the named templates it may call. */
-    static String run(List<Node> nodes, Map<String, List<Node>> templates, Object data) throws TemplateException {
-        Executor e = new Executor(data, templates);
+    /**
+     * Runs {@code nodes} over {@code data}; {@code templates}: the named templates it may call; {@code clock}: what
+     * {@code now} reads.
+     */
+    static String run(List<Node> nodes, Map<String, List<Node>> templates, Object data, TemplateClock clock)
+            throws TemplateException {
+        Executor e = new Executor(data, templates, clock);
         e.walk(nodes, data);
         return e.out.toString();
     }
@@ -144,14 +146,14 @@ final class Executor {
             for (Map.Entry<?, ?> e : new TreeMap<>(m).entrySet()) {
                 items.add(new Object[] {e.getKey(), e.getValue()});
             }
-        } else if (v instanceof Long n) {
+        } else if (Int64.of(v) != null) {
             if (p.vars().size() > 1) {
-                throw new TemplateException("can't use " + n + " to iterate over more than one variable");
+                throw new TemplateException("can't use " + v + " to iterate over more than one variable");
             }
         } else if (v != null) {
             throw new TemplateException("range can't iterate over " + GoFormat.value(v));
         }
-        long count = v instanceof Long n ? Math.max(0, n) : items.size();
+        long count = Int64.of(v) != null ? Math.max(0, Int64.of(v)) : items.size();
         if (count == 0) {
             walk(c.elseBody(), dot);
             return;
@@ -159,7 +161,7 @@ final class Executor {
         int scope = vars.size();
         for (long i = 0; i < count; i++) {
             step();
-            Object[] item = v instanceof Long ? new Object[] {i, i} : items.get((int) i);
+            Object[] item = v instanceof Long ? new Object[] {i, i} : v instanceof Int64 ? new Object[] {new Int64(i), new Int64(i)} : items.get((int) i);
             if (p.vars().size() == 1) {
                 set(p.vars().get(0), item[1], p.assign());
             } else if (p.vars().size() == 2) {
@@ -255,7 +257,8 @@ final class Executor {
             args.add(fin);
         }
         try {
-            return Functions.get(name).call(args);
+            SprigDates.Timed timed = Functions.timed(name);
+            return timed != null ? timed.call(args, clock) : Functions.get(name).call(args);
         } catch (TemplateException e) {
             throw e.getMessage().startsWith("error calling") ? e
                     : new TemplateException("error calling " + name + ": " + e.getMessage());
@@ -318,6 +321,8 @@ final class Executor {
                 v = m.get(name);
             } else if (v instanceof SemVer sv && sv.method(name) != null) {
                 v = sv.method(name); // a method without arguments, as Go calls one in a field chain
+            } else if (v instanceof GoTime t && t.method(name) != null) {
+                v = t.method(name);
             } else if (v == null) {
                 throw new TemplateException(at + "nil pointer evaluating ." + name);
             } else {
@@ -339,8 +344,9 @@ final class Executor {
         if (v instanceof Boolean b) {
             return b;
         }
-        if (v instanceof Long l) {
-            return l != 0;
+        Long integer = Int64.of(v);
+        if (integer != null) {
+            return integer != 0;
         }
         if (v instanceof Double d) {
             return d != 0;

@@ -26,6 +26,7 @@ final class Functions {
     static final Set<String> LAZY = Set.of("and", "or");
 
     private static final Map<String, Fn> ALL = new HashMap<>();
+    private static final Map<String, SprigDates.Timed> TIMED = new HashMap<>();
 
     static {
         ALL.put("not", a -> !Executor.truth(arity("not", a, 1).get(0)));
@@ -40,6 +41,16 @@ final class Functions {
             }
             return GoFormat.sprintf(f, a.subList(1, a.size()));
         });
+        ALL.put("html", a -> htmlEscape(text(a)));
+        ALL.put("js", a -> jsEscape(text(a)));
+        ALL.put("urlquery", a -> GoUrl.queryEscape(text(a)));
+        ALL.put("call", a -> {
+            if (a.isEmpty() || a.get(0) == null) {
+                throw new TemplateException("call of nil");
+            }
+            // no template value is a function: Go's call fails on every one
+            throw new TemplateException("non-function of type " + GoFormat.typeName(a.get(0)));
+        });
         ALL.put("eq", Functions::eq);
         ALL.put("ne", a -> !(Boolean) eq(arity("ne", a, 2)));
         ALL.put("lt", a -> compare(arity("lt", a, 2)) < 0);
@@ -49,20 +60,87 @@ final class Functions {
         Sprig.register(ALL);
         SprigCollections.register(ALL);
         SprigText.register(ALL);
+        SprigDates.register(TIMED);
     }
 
     private Functions() {
+    }
+
+    /** text/template's evalArgs: a lone string as it is, anything else as fmt.Sprint prints it. */
+    private static String text(List<Object> a) {
+        return a.size() == 1 && a.get(0) instanceof String s ? s : GoFormat.sprint(a);
+    }
+
+    /** template.HTMLEscapeString. */
+    private static String htmlEscape(String s) {
+        StringBuilder out = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("&#34;");
+                case '\'' -> out.append("&#39;");
+                case '&' -> out.append("&amp;");
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case 0 -> out.append('\uFFFD');
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    /** template.JSEscapeString: quotes, backslash, {@code < > & =} and what is not printable as JavaScript escapes. */
+    private static String jsEscape(String s) {
+        StringBuilder out = new StringBuilder();
+        s.codePoints().forEach(c -> {
+            switch (c) {
+                case '\\' -> out.append("\\\\");
+                case '\'' -> out.append("\\'");
+                case '"' -> out.append("\\\"");
+                case '<' -> out.append("\\u003C");
+                case '>' -> out.append("\\u003E");
+                case '&' -> out.append("\\u0026");
+                case '=' -> out.append("\\u003D");
+                default -> {
+                    if (c < ' ') {
+                        out.append(String.format("\\u00%02X", c));
+                    } else if (c >= 0x80 && !GoFormat.isPrint(c)) {
+                        out.append(String.format("\\u%04X", c));
+                    } else {
+                        out.appendCodePoint(c);
+                    }
+                }
+            }
+        });
+        return out.toString();
     }
 
     /** Every function name a template may call. */
     static Set<String> names() {
         Set<String> names = new java.util.HashSet<>(ALL.keySet());
         names.addAll(LAZY);
+        names.addAll(TIMED.keySet());
         return Collections.unmodifiableSet(names);
     }
 
     static Fn get(String name) {
         return ALL.get(name);
+    }
+
+    /** A function that reads the clock, or null. */
+    static SprigDates.Timed timed(String name) {
+        return TIMED.get(name);
+    }
+
+    /**
+     * A function's result may hold at most {@link Executor#MAX_OUTPUT} characters or items: {@code repeat},
+     * {@code until}, {@code indent} or {@code randAlpha} with a count of a billion fail the rule instead of filling
+     * the agent's memory (Go would try, and run the node out of memory).
+     */
+    static void within(String fn, long size) throws TemplateException {
+        if (size > Executor.MAX_OUTPUT) {
+            throw new TemplateException(fn + ": a result of " + size + " characters or items exceeds the "
+                    + Executor.MAX_OUTPUT + " a template may make");
+        }
     }
 
     static List<Object> arity(String name, List<Object> args, int n) throws TemplateException {
@@ -126,7 +204,8 @@ final class Functions {
     }
 
     private static int position(Object key, int size, boolean inclusive) throws TemplateException {
-        if (!(key instanceof Long n)) {
+        Long n = Int64.of(key);
+        if (n == null) {
             throw new TemplateException("cannot index slice/array with type " + GoFormat.typeName(key));
         }
         if (n < 0 || n > size || (!inclusive && n == size)) {
@@ -171,7 +250,7 @@ final class Functions {
 
     /** Go's basic kinds for comparison: 'b'ool, 'i'nt, 'f'loat, 's'tring, or 0 when not comparable in order. */
     private static char kind(Object v) {
-        return v instanceof Boolean ? 'b' : v instanceof Long ? 'i' : v instanceof Double ? 'f' : v instanceof String ? 's' : 0;
+        return v instanceof Boolean ? 'b' : Int64.of(v) != null ? 'i' : v instanceof Double ? 'f' : v instanceof String ? 's' : 0;
     }
 
     private static Object eq(List<Object> a) throws TemplateException {
@@ -189,7 +268,7 @@ final class Functions {
             if (other != null && kind(other) == 0) {
                 throw new TemplateException("invalid type for comparison");
             }
-            if (Objects.equals(first, other)) {
+            if (Objects.equals(first, other) || (kind(first) == 'i' && Objects.equals(Int64.of(first), Int64.of(other)))) {
                 return true;
             }
         }
@@ -210,6 +289,6 @@ final class Functions {
         if (x instanceof String s) {
             return Arrays.compareUnsigned(s.getBytes(StandardCharsets.UTF_8), ((String) y).getBytes(StandardCharsets.UTF_8));
         }
-        return kx == 'i' ? Long.compare((Long) x, (Long) y) : Double.compare((Double) x, (Double) y);
+        return kx == 'i' ? Long.compare(Int64.of(x), Int64.of(y)) : Double.compare((Double) x, (Double) y);
     }
 }

@@ -56,6 +56,9 @@ final class GoFormat {
         if (v instanceof Long) {
             return "int";
         }
+        if (v instanceof Int64) {
+            return "int64";
+        }
         if (v instanceof Double) {
             return "float64";
         }
@@ -70,6 +73,9 @@ final class GoFormat {
         }
         if (v instanceof SemVer) {
             return "*semver.Version";
+        }
+        if (v instanceof GoTime) {
+            return "time.Time";
         }
         return v.getClass().getSimpleName();
     }
@@ -115,17 +121,13 @@ final class GoFormat {
                 s.space |= f == ' ';
                 s.zero |= f == '0';
             }
-            int w = i;
-            while (i < format.length() && Character.isDigit(format.charAt(i))) {
-                i++;
-            }
-            s.width = w == i ? -1 : Integer.parseInt(format.substring(w, i));
+            int[] n = number(format, i);
+            s.width = n[0];
+            i = n[1];
             if (i < format.length() && format.charAt(i) == '.') {
-                int p = ++i;
-                while (i < format.length() && Character.isDigit(format.charAt(i))) {
-                    i++;
-                }
-                s.precision = p == i ? 0 : Integer.parseInt(format.substring(p, i));
+                n = number(format, i + 1);
+                s.precision = Math.max(0, n[0]);
+                i = n[1];
             }
             if (i >= format.length()) {
                 out.append("%!(NOVERB)");
@@ -150,6 +152,22 @@ final class GoFormat {
             out.append(')');
         }
         return out.toString();
+    }
+
+    /**
+     * fmt's parsenum: the digits at {@code from} as {value, end}, value -1 when there are none; a number that grows
+     * past 10^6 before its last digit is "too large" and, as in Go, takes the rest of the format with it (no verb).
+     */
+    private static int[] number(String format, int from) {
+        int num = 0;
+        int i = from;
+        while (i < format.length() && Character.isDigit(format.charAt(i))) {
+            if (num > 1_000_000) {
+                return new int[] {-1, format.length()};
+            }
+            num = num * 10 + format.charAt(i++) - '0';
+        }
+        return new int[] {i == from ? -1 : num, i};
     }
 
     private static final class Spec {
@@ -186,7 +204,8 @@ final class GoFormat {
         if (verb == 'T') {
             return typeName(v);
         }
-        if (v instanceof Long n) {
+        Long n = Int64.of(v);
+        if (n != null) {
             long a = Math.abs(n);
             String digits = switch (verb) {
                 case 'd', 'v' -> Long.toString(a);
@@ -317,7 +336,7 @@ final class GoFormat {
                         sb.append('\\').appendCodePoint(cp);
                     } else if (cp < 0x20 || cp == 0x7f) {
                         sb.append(String.format("\\x%02x", cp));
-                    } else if (Character.isISOControl(cp) || !Character.isDefined(cp)) {
+                    } else if (!isPrint(cp)) {
                         sb.append(cp > 0xffff ? String.format("\\U%08x", cp) : String.format("\\u%04x", cp));
                     } else {
                         sb.appendCodePoint(cp);
@@ -326,5 +345,21 @@ final class GoFormat {
             }
         });
         return sb.toString();
+    }
+
+    /** Go's unicode.IsPrint (strconv's too): letters, marks, numbers, punctuation, symbols and the ASCII space. */
+    static boolean isPrint(int cp) {
+        if (cp == ' ') {
+            return true;
+        }
+        return switch (Character.getType(cp)) {
+            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER, Character.MODIFIER_LETTER,
+                 Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK, Character.COMBINING_SPACING_MARK,
+                 Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER, Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION,
+                 Character.DASH_PUNCTUATION, Character.START_PUNCTUATION, Character.END_PUNCTUATION,
+                 Character.INITIAL_QUOTE_PUNCTUATION, Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION,
+                 Character.MATH_SYMBOL, Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
+            default -> false;
+        };
     }
 }

@@ -7,8 +7,8 @@ import java.util.Set;
  * A Go text/template, parsed once and executed many times, with the semantics NFD gives
  * {@code labelsTemplate}/{@code varsTemplate}: Go's actions ({@code if}, {@code with}, {@code range} with
  * {@code else}, {@code else if}, {@code break}, {@code continue}), pipelines, variables, the predefined
- * functions, the common Sprig functions, trim markers and comments, and {@code missingkey=error}.
- * Named templates ({@code define}, {@code template}, {@code block}) are not supported.
+ * functions, Sprig's functions, named templates ({@code define}, {@code template}, {@code block}), trim markers and
+ * comments, and {@code missingkey=error}.
  *
  * <p>Data is plain Java: Maps with String keys, Lists, Strings, Longs, Doubles and Booleans.
  */
@@ -37,7 +37,12 @@ public final class GoTemplate {
 
     /** Runs the template over {@code data}; throws on what Go reports as an execution error. */
     public String execute(Object data) throws TemplateException {
-        return Executor.run(parsed.root(), parsed.templates(), data);
+        return execute(data, TemplateClock.SYSTEM);
+    }
+
+    /** Runs the template over {@code data} with {@code clock} as what {@code now} reads. */
+    String execute(Object data, TemplateClock clock) throws TemplateException {
+        return Executor.run(parsed.root(), parsed.templates(), data, clock);
     }
 
     /** The text the template was parsed from. */

@@ -110,6 +110,11 @@ final class GoUrl {
         return new String(b, StandardCharsets.UTF_8);
     }
 
+    /** url.QueryEscape: text/template's {@code urlquery}. */
+    static String queryEscape(String s) {
+        return escape(s, Mode.QUERY_COMPONENT);
+    }
+
     private static String escape(String s, Mode mode) {
         StringBuilder out = new StringBuilder();
         for (byte x : bytes(s)) {

@@ -40,7 +40,7 @@ final class Sprig {
         });
         f.put("trunc", a -> {
             byte[] b = bytes(str("trunc", a, 1, 2));
-            long c = toInt64(a.get(0));
+            long c = SprigText.goInt("trunc", a, 0);
             if (c < 0 && b.length + c > 0) {
                 return text(b, (int) (b.length + c), b.length);
             }
@@ -48,8 +48,8 @@ final class Sprig {
         });
         f.put("substr", a -> {
             byte[] b = bytes(str("substr", a, 2, 3));
-            long start = toInt64(a.get(0));
-            long end = toInt64(a.get(1));
+            long start = SprigText.goInt("substr", a, 0);
+            long end = SprigText.goInt("substr", a, 1);
             if (start < 0) {
                 return text(b, 0, (int) Math.min(Math.max(end, 0), b.length));
             }
@@ -59,7 +59,15 @@ final class Sprig {
             return end < 0 || end > b.length ? text(b, (int) start, b.length) : text(b, (int) start, (int) Math.max(end, start));
         });
         f.put("replace", a -> str("replace", a, 2, 3).replace(str("replace", a, 0, 3), str("replace", a, 1, 3)));
-        f.put("repeat", a -> str("repeat", a, 1, 2).repeat((int) Math.max(0, toInt64(a.get(0)))));
+        f.put("repeat", a -> {
+            String s = str("repeat", a, 1, 2);
+            long count = SprigText.goInt("repeat", a, 0);
+            if (count < 0) {
+                throw new TemplateException("strings: negative Repeat count");
+            }
+            Functions.within("repeat", s.isEmpty() ? 0 : Math.multiplyHigh(count, s.length()) != 0 ? Long.MAX_VALUE : count * s.length());
+            return s.repeat((int) count);
+        });
         f.put("contains", a -> str("contains", a, 1, 2).contains(str("contains", a, 0, 2)));
         f.put("hasPrefix", a -> str("hasPrefix", a, 1, 2).startsWith(str("hasPrefix", a, 0, 2)));
         f.put("hasSuffix", a -> str("hasSuffix", a, 1, 2).endsWith(str("hasSuffix", a, 0, 2)));
@@ -115,27 +123,27 @@ final class Sprig {
             }
         });
         f.put("int", a -> toInt64(Functions.arity("int", a, 1).get(0)));
-        f.put("int64", a -> toInt64(Functions.arity("int64", a, 1).get(0)));
+        f.put("int64", a -> new Int64(toInt64(Functions.arity("int64", a, 1).get(0))));
         f.put("add", a -> {
             long sum = 0;
             for (Object o : a) {
                 sum += toInt64(o);
             }
-            return sum;
+            return new Int64(sum);
         });
-        f.put("add1", a -> toInt64(Functions.arity("add1", a, 1).get(0)) + 1);
-        f.put("sub", a -> toInt64(Functions.arity("sub", a, 2).get(0)) - toInt64(a.get(1)));
+        f.put("add1", a -> new Int64(toInt64(Functions.arity("add1", a, 1).get(0)) + 1));
+        f.put("sub", a -> new Int64(toInt64(Functions.arity("sub", a, 2).get(0)) - toInt64(a.get(1))));
         f.put("mul", a -> {
             long p = 1;
             for (Object o : a) {
                 p *= toInt64(o);
             }
-            return p;
+            return new Int64(p);
         });
         f.put("div", a -> divide("div", a, false));
         f.put("mod", a -> divide("mod", a, true));
-        f.put("max", a -> a.stream().mapToLong(o -> toInt64(o)).max().orElseThrow());
-        f.put("min", a -> a.stream().mapToLong(o -> toInt64(o)).min().orElseThrow());
+        f.put("max", a -> new Int64(a.stream().mapToLong(o -> toInt64(o)).max().orElseThrow()));
+        f.put("min", a -> new Int64(a.stream().mapToLong(o -> toInt64(o)).min().orElseThrow()));
         f.put("default", a -> {
             if (a.isEmpty()) {
                 throw new TemplateException("wrong number of args for default: want at least 1 got 0");
@@ -256,9 +264,10 @@ final class Sprig {
     }
 
     /** spf13/cast's ToInt64 as Sprig uses it: numbers truncated, text read with Go's base prefixes, else 0. */
-    private static long toInt64(Object v) {
-        if (v instanceof Long l) {
-            return l;
+    static long toInt64(Object v) {
+        Long integer = Int64.of(v);
+        if (integer != null) {
+            return integer;
         }
         if (v instanceof Double d) {
             return (long) (double) d;
@@ -291,14 +300,14 @@ final class Sprig {
         return 0;
     }
 
-    private static long divide(String fn, List<Object> a, boolean mod) throws TemplateException {
+    private static Int64 divide(String fn, List<Object> a, boolean mod) throws TemplateException {
         Functions.arity(fn, a, 2);
         long x = toInt64(a.get(0));
         long y = toInt64(a.get(1));
         if (y == 0) {
             throw new TemplateException("error calling " + fn + ": runtime error: integer divide by zero");
         }
-        return mod ? x % y : x / y;
+        return new Int64(mod ? x % y : x / y);
     }
 
     private static String trimCutset(String s, String cutset) {

@@ -291,14 +291,14 @@ final class SprigCollections {
         return v;
     }
 
-    private static List<Object> untilStep(long start, long stop, long step) {
+    private static List<Object> untilStep(long start, long stop, long step) throws TemplateException {
         List<Object> v = new ArrayList<>();
         if (stop < start) {
             if (step >= 0) {
                 return v;
             }
             for (long i = start; i > stop; i += step) {
-                v.add(i);
+                add(v, i);
             }
             return v;
         }
@@ -306,9 +306,16 @@ final class SprigCollections {
             return v;
         }
         for (long i = start; i < stop; i += step) {
-            v.add(i);
+            add(v, i);
         }
         return v;
+    }
+
+    private static void add(List<Object> items, long i) throws TemplateException {
+        if (items.size() == Executor.MAX_OUTPUT) {
+            Functions.within("until", items.size() + 1L);
+        }
+        items.add(i);
     }
 
     /** Sprig's seq, as the Unix command: {@code seq 3}, {@code seq 2 5}, {@code seq 0 2 10}, space-separated. */

@@ -93,6 +93,7 @@ final class SprigText {
         });
         f.put("swapcase", a -> swapCase(string("swapcase", Functions.arity("swapcase", a, 1), 0)));
         f.put("snakecase", a -> CaseWords.snake(string("snakecase", Functions.arity("snakecase", a, 1), 0)));
+        f.put("camelcase", a -> CaseWords.pascal(string("camelcase", Functions.arity("camelcase", a, 1), 0)));
         f.put("kebabcase", a -> CaseWords.kebab(string("kebabcase", Functions.arity("kebabcase", a, 1), 0)));
         f.put("initials", a -> {
             StringBuilder out = new StringBuilder();
@@ -168,9 +169,9 @@ final class SprigText {
         f.put("float64", a -> toFloat64(Functions.arity("float64", a, 1).get(0)));
         f.put("toDecimal", a -> {
             try {
-                return Long.parseLong(GoFormat.value(Functions.arity("toDecimal", a, 1).get(0)), 8);
+                return new Int64(Long.parseLong(GoFormat.value(Functions.arity("toDecimal", a, 1).get(0)), 8));
             } catch (NumberFormatException e) {
-                return 0L;
+                return new Int64(0);
             }
         });
         f.put("biggest", f.get("max"));
@@ -310,7 +311,12 @@ final class SprigText {
             return random("randAscii", a, ascii.toString());
         });
         f.put("randBytes", a -> {
-            byte[] b = new byte[(int) Math.max(0, goInt("randBytes", Functions.arity("randBytes", a, 1), 0))];
+            long count = goInt("randBytes", Functions.arity("randBytes", a, 1), 0);
+            Functions.within("randBytes", count);
+            if (count < 0) {
+                throw new TemplateException("runtime error: makeslice: len out of range");
+            }
+            byte[] b = new byte[(int) count];
             RANDOM.nextBytes(b);
             return Base64.getEncoder().encodeToString(b);
         });
@@ -367,7 +373,7 @@ final class SprigText {
         if (v instanceof List) {
             return "slice";
         }
-        return v instanceof SemVer ? "ptr" : GoFormat.typeName(v);
+        return v instanceof SemVer ? "ptr" : v instanceof GoTime ? "struct" : GoFormat.typeName(v);
     }
 
     /** Sprig's maxf/minf: math.Max/Min over the arguments as float64. */
@@ -388,8 +394,9 @@ final class SprigText {
 
     /** spf13/cast's ToFloat64 as Sprig uses it: numbers, booleans, text Go's ParseFloat reads, else 0. */
     static double toFloat64(Object v) {
-        if (v instanceof Long l) {
-            return l;
+        Long integer = Int64.of(v);
+        if (integer != null) {
+            return integer;
         }
         if (v instanceof Double d) {
             return d;
@@ -505,7 +512,9 @@ final class SprigText {
         return out.append(str.substring(offset)).toString();
     }
 
-    private static String indent(long spaces, String s) {
+    private static String indent(long spaces, String s) throws TemplateException {
+        Functions.within("indent", Math.max(0, spaces) > Executor.MAX_OUTPUT ? spaces
+                : Math.max(0, spaces) * (s.chars().filter(c -> c == '\n').count() + 1) + s.length());
         String pad = " ".repeat((int) Math.max(0, spaces));
         return pad + s.replace("\n", "\n" + pad);
     }
@@ -710,7 +719,7 @@ final class SprigText {
             out.append('"');
         } else if (v instanceof Double d) {
             out.append(jsonFloat(d));
-        } else if (v instanceof Long || v instanceof Boolean) {
+        } else if (v instanceof Long || v instanceof Int64 || v instanceof Boolean) {
             out.append(v);
         } else if (v instanceof Map<?, ?> m) {
             java.util.TreeMap<String, Object> sorted = new java.util.TreeMap<>();
@@ -746,6 +755,8 @@ final class SprigText {
                 out.append('\n').append(indent);
             }
             out.append(']');
+        } else if (v instanceof GoTime t) {
+            writeJson(t.format(GoTime.RFC3339_NANO), out, indent, html); // Time.MarshalJSON
         } else {
             writeJson(v.toString(), out, indent, html);
         }
@@ -787,6 +798,7 @@ final class SprigText {
 
     private static String random(String fn, List<Object> a, String alphabet) throws TemplateException {
         long count = goInt(fn, Functions.arity(fn, a, 1), 0);
+        Functions.within(fn, count);
         StringBuilder out = new StringBuilder();
         for (long i = 0; i < count; i++) {
             out.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));

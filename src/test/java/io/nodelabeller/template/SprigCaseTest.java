@@ -52,8 +52,25 @@ class SprigCaseTest {
         });
     }
 
+    /**
+     * {@code camelcase}: xstrings v1.5.0's ToPascalCase, its documented samples (convert.go) and Sprig's TestCamelCase
+     * (functions_test.go); then what its code does with capitals that follow a capital, a lone letter and connectors.
+     */
+    @Test
+    void camelcaseIsXstringsPascalCase() {
+        String[][] rows = {
+                {"some_words", "SomeWords"}, {"http_server", "HttpServer"}, {"no_https", "NoHttps"},
+                {"_complex__case_", "_Complex_Case_"}, {"some words", "SomeWords"}, {"GOLANG_IS_GREAT", "GolangIsGreat"},
+                {"_camel_case", "_CamelCase"}, {"all", "All"},
+                {"HTTPServer", "Httpserver"}, {"a", "A"}, {"", ""}, {"_", "__"}, {"x-Y z", "XYZ"}, {"ÉTÉ_été", "ÉtéÉté"}};
+        for (String[] r : rows) {
+            assertEquals(r[1], CaseWords.pascal(r[0]), "camelcase '" + r[0] + "'");
+        }
+    }
+
     @Test
     void inATemplate() throws Exception {
+        assertEquals("HttpServer", GoTemplate.parse("{{ camelcase \"http_server\" }}").execute(Map.of()));
         assertEquals("http_server", GoTemplate.parse("{{ snakecase \"HTTPServer\" }}").execute(Map.of()));
         assertEquals("no-https", GoTemplate.parse("{{ \"NoHTTPS\" | kebabcase }}").execute(Map.of()));
         TemplateException e = assertThrows(TemplateException.class,

@@ -97,6 +97,36 @@ class SprigFunctionsTest {
         assertEquals(want.replace("\\n", "\n").replace("\\t", "\t"), run(template));
     }
 
+    /** text/template's html, js, urlquery and call: exec_test.go's execTests rows and TestJSEscaping's table. */
+    @Test
+    void goEscapersAsTextTemplateHasThem() throws Exception {
+        assertEquals("&lt;script&gt;alert(&#34;XSS&#34;);&lt;/script&gt;", run("{{html \"<script>alert(\\\"XSS\\\");</script>\"}}"));
+        assertEquals("&lt;script&gt;alert(&#34;XSS&#34;);&lt;/script&gt;",
+                run("{{printf \"<script>alert(\\\"XSS\\\");</script>\" | html}}"));
+        assertEquals("http%3A%2F%2Fwww.example.org%2F", run("{{\"http://www.example.org/\"|urlquery}}"));
+        assertEquals("a+b%26c 1+2", run("{{ urlquery \"a b&c\" }} {{ urlquery 1 2 }}"), "several arguments: fmt.Sprint");
+        String[][] js = {{"a", "a"}, {"'foo", "\\'foo"}, {"Go \"jump\" \\", "Go \\\"jump\\\" \\\\"},
+            {"Yukihiro says \"今日は世界\"", "Yukihiro says \\\"今日は世界\\\""}, {"unprintable \uFFFE", "unprintable \\uFFFE"},
+            {"<html>", "\\u003Chtml\\u003E"}, {"no = in attributes", "no \\u003D in attributes"},
+            {"&#x27; does not become HTML entity", "\\u0026#x27; does not become HTML entity"}, {"tab\there", "tab\\u0009here"}};
+        for (String[] row : js) {
+            assertEquals(row[1], GoTemplate.parse("{{ js .s }}").execute(Map.of("s", row[0])), row[0]);
+        }
+        TemplateException call = assertThrows(TemplateException.class, () -> run("{{ call \"x\" }}"));
+        assertTrue(call.getMessage().contains("non-function of type string"), call.getMessage());
+    }
+
+    /** docs/custom-rules.md names every function a template may call. */
+    @Test
+    void everyFunctionIsDocumented() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("docs/custom-rules.md"));
+        List<String> missing = GoTemplate.functions().stream().sorted()
+                .filter(n -> !java.util.regex.Pattern.compile("[\\s`(]" + java.util.regex.Pattern.quote(n) + "[\\s`)]")
+                        .matcher(doc).find())
+                .toList();
+        assertEquals(List.of(), missing);
+    }
+
     @Test
     void prettyJsonIndentsAsMarshalIndent() throws Exception {
         assertEquals("{\n  \"a\": [\n    1\n  ],\n  \"b\": {}\n}", run("{{ toPrettyJson (dict \"a\" (list 1) \"b\" (dict)) }}"));

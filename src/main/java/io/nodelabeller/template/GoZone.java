@@ -1,0 +1,63 @@
+package io.nodelabeller.template;
+
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A Go {@code *time.Location}: UTC, {@code Local}, a zone of the IANA database ({@code time.LoadLocation}), or a
+ * fixed zone that parsing made ({@code time.FixedZone}: a name, possibly empty, and an offset).
+ *
+ * <p>{@code Local} is UTC: NFD runs with no {@code TZ} and either no {@code /etc/localtime} (its default, minimal
+ * image is built from scratch) or Debian's, which is {@code Etc/UTC}; the agent keeps to that on every node whatever
+ * the node's own zone, so that a label does not depend on it. Named zones come from the JVM's copy of the IANA
+ * database; the abbreviation a layout's {@code MST} prints is Java's English one, which is the database's except
+ * where the database has only a number ({@code BRT} where Go prints {@code -03}).
+ */
+record GoZone(String name, ZoneId rules, String fixedAbbreviation) {
+
+    static final GoZone UTC = new GoZone("UTC", ZoneOffset.UTC, "UTC");
+    static final GoZone LOCAL = new GoZone("Local", ZoneOffset.UTC, "UTC");
+
+    /** The zones of the database Java keeps only as fixed offsets, which Go's database also names. */
+    private static final Map<String, Integer> FIXED_NAMED = Map.of("EST", -5 * 3600, "MST", -7 * 3600, "HST", -10 * 3600);
+
+    private static final DateTimeFormatter ABBREVIATION = DateTimeFormatter.ofPattern("zzz", Locale.US);
+
+    /** time.FixedZone. */
+    static GoZone fixed(String name, int offsetSeconds) {
+        return new GoZone(name, ZoneOffset.ofTotalSeconds(offsetSeconds), name);
+    }
+
+    /** time.LoadLocation, its error as Go words it, or null for a zone the database does not hold. */
+    static GoZone load(String name) throws TemplateException {
+        if (name.isEmpty() || name.equals("UTC")) {
+            return UTC;
+        }
+        if (name.equals("Local")) {
+            return LOCAL;
+        }
+        if (name.contains("..") || name.startsWith("/") || name.startsWith("\\")) {
+            throw new TemplateException("time: invalid location name");
+        }
+        if (FIXED_NAMED.containsKey(name)) {
+            return fixed(name, FIXED_NAMED.get(name));
+        }
+        if (!ZoneId.getAvailableZoneIds().contains(name)) {
+            throw new TemplateException("unknown time zone " + name);
+        }
+        return new GoZone(name, ZoneId.of(name), null);
+    }
+
+    int offset(Instant at) {
+        return rules.getRules().getOffset(at).getTotalSeconds();
+    }
+
+    /** The zone's abbreviation at {@code at} ({@code EST}, {@code CEST}); empty for a fixed zone without a name. */
+    String abbreviation(Instant at) {
+        return fixedAbbreviation != null ? fixedAbbreviation : ABBREVIATION.format(at.atZone(rules));
+    }
+}
