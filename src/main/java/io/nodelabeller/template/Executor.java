@@ -231,7 +231,17 @@ final class Executor {
         if (hasArgs && !(first instanceof Node.Field) && !(first instanceof Node.Chain) && !(first instanceof Node.Variable)) {
             throw new TemplateException("can't give argument to non-function " + describe(first));
         }
-        return operand(first, dot, hasArgs);
+        if (!hasArgs) {
+            return operand(first, dot, null);
+        }
+        List<Object> args = new ArrayList<>();
+        for (Arg a : rest) {
+            args.add(arg(a, dot));
+        }
+        if (fin != NO_FINAL) {
+            args.add(fin);
+        }
+        return operand(first, dot, args);
     }
 
     private Object call(String name, List<Arg> argNodes, Object dot, Object fin) throws TemplateException {
@@ -266,11 +276,11 @@ final class Executor {
     }
 
     private Object arg(Arg a, Object dot) throws TemplateException {
-        return operand(a, dot, false);
+        return operand(a, dot, null);
     }
 
-    /** The value of an operand; {@code hasArgs}: arguments follow it (allowed only to a function, refused by a field). */
-    private Object operand(Arg a, Object dot, boolean hasArgs) throws TemplateException {
+    /** The value of an operand; {@code args}: the arguments that follow it (a method's), or null for none. */
+    private Object operand(Arg a, Object dot, List<Object> args) throws TemplateException {
         if (a instanceof Node.Dot) {
             return dot;
         }
@@ -281,13 +291,13 @@ final class Executor {
             return l.value();
         }
         if (a instanceof Node.Field f) {
-            return fields(dot, "", f.names(), hasArgs);
+            return fields(dot, "", f.names(), args);
         }
         if (a instanceof Node.Variable v) {
-            return fields(variable(v.name()), v.name(), v.fields(), hasArgs);
+            return fields(variable(v.name()), v.name(), v.fields(), args);
         }
         if (a instanceof Node.Chain ch) {
-            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), hasArgs);
+            return fields(arg(ch.operand(), dot), "(...)", ch.fields(), args);
         }
         if (a instanceof Node.SubPipe sp) {
             int scope = vars.size();
@@ -306,12 +316,13 @@ final class Executor {
      * Follows {@code names} from {@code v}; maps are the only values with fields here, and every key must exist.
      * Errors name the chain ({@code at <.pci.device.mtu>}) and, for a missing key, the keys there are.
      */
-    private static Object fields(Object v, String from, List<String> names, boolean hasArgs) throws TemplateException {
+    private static Object fields(Object v, String from, List<String> names, List<Object> args) throws TemplateException {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String at = "at <" + from + "." + String.join(".", names) + ">: ";
+            List<Object> given = i == names.size() - 1 && args != null ? args : List.of();
             if (v instanceof Map<?, ?> m) {
-                if (hasArgs && i == names.size() - 1) {
+                if (!given.isEmpty()) {
                     throw new TemplateException(at + name + " is not a method but has arguments");
                 }
                 if (!m.containsKey(name)) {
@@ -320,9 +331,16 @@ final class Executor {
                 }
                 v = m.get(name);
             } else if (v instanceof SemVer sv && sv.method(name) != null) {
+                if (!given.isEmpty()) {
+                    throw new TemplateException(at + "wrong number of args for " + name + ": want 0 got " + given.size());
+                }
                 v = sv.method(name); // a method without arguments, as Go calls one in a field chain
-            } else if (v instanceof GoTime t && t.method(name) != null) {
-                v = t.method(name);
+            } else if (v instanceof GoTime t && GoTime.has(name)) {
+                try {
+                    v = t.call(name, given);
+                } catch (TemplateException e) {
+                    throw new TemplateException(at + e.getMessage());
+                }
             } else if (v == null) {
                 throw new TemplateException(at + "nil pointer evaluating ." + name);
             } else {

@@ -59,6 +59,9 @@ final class GoFormat {
         if (v instanceof Int64) {
             return "int64";
         }
+        if (v instanceof GoNamedInt n) {
+            return n.type();
+        }
         if (v instanceof Double) {
             return "float64";
         }
@@ -203,6 +206,9 @@ final class GoFormat {
     private static String format(char verb, Spec s, Object v) {
         if (verb == 'T') {
             return typeName(v);
+        }
+        if (v instanceof GoNamedInt named && (verb == 'v' || verb == 's' || verb == 'q')) {
+            return format(verb, s, named.name()); // a Stringer
         }
         Long n = Int64.of(v);
         if (n != null) {

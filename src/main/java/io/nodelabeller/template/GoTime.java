@@ -328,9 +328,58 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
         return pad(b, m % 1_000_000_000L, 9).toString();
     }
 
-    /** The methods without arguments a template may call on a time in a field chain ({@code now.Unix}), or null. */
-    Object method(String name) {
-        LocalDateTime t = LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.ofTotalSeconds(zone.offset(instant())));
+    /**
+     * A method of time.Time a template calls ({@code now.Unix}, {@code (now).Format "2006"}), with Go's checks of its
+     * arguments; null when a time has no such method here.
+     */
+    Object call(String name, List<Object> args) throws TemplateException {
+        switch (name) {
+            case "Format" -> {
+                return format(SprigText.string(name, Functions.arity(name, args, 1), 0));
+            }
+            case "AddDate" -> {
+                Functions.arity(name, args, 3);
+                // time.Date normalizes: January 31 plus one month is March 3 (or 2)
+                LocalDateTime t = wall();
+                try {
+                    LocalDate day = LocalDate.of(Math.toIntExact(t.getYear() + SprigText.goInt(name, args, 0)), 1, 1)
+                            .plusMonths(t.getMonthValue() - 1 + SprigText.goInt(name, args, 1))
+                            .plusDays(t.getDayOfMonth() - 1 + SprigText.goInt(name, args, 2));
+                    return date(day.atTime(t.toLocalTime().withNano(0)).toEpochSecond(ZoneOffset.UTC), nanos, zone);
+                } catch (ArithmeticException | java.time.DateTimeException e) {
+                    throw new TemplateException("AddDate: a date beyond the years a time can hold");
+                }
+            }
+            case "Before", "After", "Equal" -> {
+                Functions.arity(name, args, 1);
+                if (!(args.get(0) instanceof GoTime u)) {
+                    throw new TemplateException("wrong type for value; expected time.Time; got " + GoFormat.typeName(args.get(0)));
+                }
+                int c = instant().compareTo(u.instant());
+                return name.equals("Before") ? c < 0 : name.equals("After") ? c > 0 : c == 0;
+            }
+            default -> {
+                Object v = method(name);
+                if (v != null && !args.isEmpty()) {
+                    throw new TemplateException("wrong number of args for " + name + ": want 0 got " + args.size());
+                }
+                return v;
+            }
+        }
+    }
+
+    /** Whether a time has the method {@code name} here. */
+    static boolean has(String name) {
+        return List.of("Format", "AddDate", "Before", "After", "Equal").contains(name) || ZERO.method(name) != null;
+    }
+
+    private LocalDateTime wall() {
+        return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.ofTotalSeconds(zone.offset(instant())));
+    }
+
+    /** The methods without arguments a template may call on a time, or null. */
+    private Object method(String name) {
+        LocalDateTime t = wall();
         return switch (name) {
             case "Unix" -> new Int64(seconds);
             case "UnixMilli" -> new Int64(seconds * 1000 + nanos / 1_000_000);
@@ -343,6 +392,9 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
             case "Minute" -> (long) t.getMinute();
             case "Second" -> (long) t.getSecond();
             case "Nanosecond" -> (long) nanos;
+            case "Month" -> new GoNamedInt("time.Month", t.getMonthValue(), LONG_MONTHS[t.getMonthValue() - 1]);
+            case "Weekday" -> new GoNamedInt("time.Weekday", t.getDayOfWeek().getValue() % 7,
+                    LONG_DAYS[t.getDayOfWeek().getValue() % 7]);
             case "IsZero" -> seconds == ZERO.seconds && nanos == 0;
             case "UTC" -> in(GoZone.UTC);
             case "Local" -> in(GoZone.LOCAL);
@@ -813,10 +865,5 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
             i++;
         }
         return i == 1 || x > 23 ? 0 : i;
-    }
-
-    static List<String> methods() {
-        return List.of("Unix", "UnixMilli", "UnixMicro", "UnixNano", "Year", "YearDay", "Day", "Hour", "Minute", "Second",
-                "Nanosecond", "IsZero", "UTC", "Local", "String");
     }
 }

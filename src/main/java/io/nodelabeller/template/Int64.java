@@ -11,9 +11,9 @@ package io.nodelabeller.template;
  */
 record Int64(long value) {
 
-    /** The integer {@code v} holds, of either kind, or null when it is not an integer. */
+    /** The integer {@code v} holds, of any integer type ({@link GoNamedInt} too), or null when it is not an integer. */
     static Long of(Object v) {
-        return v instanceof Long l ? l : v instanceof Int64 i ? i.value : null;
+        return v instanceof Long l ? l : v instanceof Int64 i ? i.value : v instanceof GoNamedInt n ? n.value() : null;
     }
 
     @Override

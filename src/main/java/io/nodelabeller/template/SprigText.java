@@ -373,7 +373,7 @@ final class SprigText {
         if (v instanceof List) {
             return "slice";
         }
-        return v instanceof SemVer ? "ptr" : v instanceof GoTime ? "struct" : GoFormat.typeName(v);
+        return v instanceof SemVer ? "ptr" : v instanceof GoTime ? "struct" : v instanceof GoNamedInt ? "int" : GoFormat.typeName(v);
     }
 
     /** Sprig's maxf/minf: math.Max/Min over the arguments as float64. */
@@ -719,8 +719,8 @@ final class SprigText {
             out.append('"');
         } else if (v instanceof Double d) {
             out.append(jsonFloat(d));
-        } else if (v instanceof Long || v instanceof Int64 || v instanceof Boolean) {
-            out.append(v);
+        } else if (Int64.of(v) != null || v instanceof Boolean) {
+            out.append(v instanceof Boolean ? v : Int64.of(v));
         } else if (v instanceof Map<?, ?> m) {
             java.util.TreeMap<String, Object> sorted = new java.util.TreeMap<>();
             m.forEach((k, x) -> sorted.put(String.valueOf(k), x));

@@ -82,6 +82,16 @@ class GoTimeTest {
                 new GoTime(1795827723, 500_000_000, GoZone.LOCAL, 1_500_000_000L).toString());
     }
 
+    /** TestAddDate: four ways from Fri Nov 18 7:56:35 2011 to Thu Mar 19 7:56:35 2016, time.Date normalizing. */
+    @Test
+    void addsDatesAsGo() throws Exception {
+        GoTime t0 = date(2011, 11, 18, 7, 56, 35, 0, GoZone.UTC);
+        for (long[] d : new long[][] {{4, 4, 1}, {3, 16, 1}, {3, 15, 30}, {5, -6, -18 - 30 - 12}}) {
+            GoTime t = (GoTime) t0.call("AddDate", java.util.List.of(d[0], d[1], d[2]));
+            assertEquals("2016-03-19 07:56:35", t.format("2006-01-02 15:04:05"));
+        }
+    }
+
     /** secondsTimeZoneOffsetTests: both ways. */
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', textBlock = """
@@ -146,8 +156,8 @@ class GoTimeTest {
         assertEquals(-28800, gmt.zone().offset(gmt.instant()));
         // as in Go, the wall clock is read as UTC and shown in the zone: checkTime wants Thu Feb 4 21:00:57
         assertEquals("Thu Feb  4 21:00:57 GMT-8 2010", gmt.format("Mon Jan _2 15:04:05 MST 2006"));
-        assertEquals(12L, GoTime.parse("3:04PM", "12:00PM", GoZone.UTC, GoZone.LOCAL).method("Hour"));
-        assertEquals(0L, GoTime.parse("03:04PM", "12:00AM", GoZone.UTC, GoZone.LOCAL).method("Hour"));
+        assertEquals(12L, GoTime.parse("3:04PM", "12:00PM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
+        assertEquals(0L, GoTime.parse("03:04PM", "12:00AM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
         assertEquals("Thu Feb  2 16:10:03 -0500 2006", GoTime.parse("Mon Jan 02 15:04:05 -0700 2006",
                 "Thu Feb 02 16:10:03 -0500 2006", GoZone.UTC, GoZone.LOCAL).format("Mon Jan _2 15:04:05 MST 2006"));
         GoTime minutes = GoTime.parse("Mon Jan 02 15:04:05 -0700 2006", "Mon Jan 02 15:04:05 +0123 2006", GoZone.UTC, GoZone.LOCAL);
@@ -156,7 +166,7 @@ class GoTimeTest {
         assertEquals("2015-06-18 14:38", underscore.format("2006-01-02 15:04"));
         for (int i = 1; i <= 365; i++) {
             GoTime t = GoTime.parse("2006-002", String.format("2020-%03d", i), GoZone.UTC, GoZone.LOCAL);
-            assertEquals((long) i, t.method("YearDay"));
+            assertEquals((long) i, t.call("YearDay", java.util.List.of()));
         }
         // an unknown abbreviation is a zone of that name at offset 0; UTC and an offset equal to Local's are Local
         GoTime pst = GoTime.parse("MST", "PST", GoZone.LOCAL, GoZone.LOCAL);

@@ -93,6 +93,9 @@ class SprigDatesTest {
             {{ toDate "2006-01-02" "x" }} {{ (toDate "2006-01-02" "x").IsZero }} | 0001-01-01 00:00:00 +0000 UTC true
             `{{ toDate "2006-01-02T15:04:05Z07:00" "2024-02-29T10:00:00+02:00" | date "Mon Jan _2 15:04:05 MST 2006" }}` | Thu Feb 29 08:00:00 UTC 2024
             {{ toDate "2006-01-02 15:04 MST" "2024-02-29 10:00 PST" }} | 2024-02-29 10:00:00 +0000 PST
+            {{ (now).Format "Jan _2 15:04:05.000" }} {{ now.Format "2006" }} {{ (now).Month }} {{ (now).Weekday }} | Nov 28 01:02:03.500 2026 November Saturday
+            {{ printf "%d %v %T" (now).Month (now).Month (now).Weekday }} {{ eq (now).Month 11 }} {{ add (now).Month 1 }} {{ toJson (list (now).Month) }} | 11 November time.Weekday true 12 [11]
+            {{ ((toDate "2006-01-02" "2024-01-31").AddDate 0 1 0).Format "2006-01-02" }} {{ (now).After (toDate "2006" "2020") }} {{ (now).Before (toDate "2006" "2020") }} {{ (now).Equal now }} | 2024-03-02 true false true
             """)
     void timesAsGoHasThem(String template, String want) throws Exception {
         assertEquals(want, run(template));
@@ -107,6 +110,12 @@ class SprigDatesTest {
         assertTrue(modify.getMessage().contains("time: unknown unit \"d\" in duration \"1d\""), modify.getMessage());
         TemplateException epoch = assertThrows(TemplateException.class, () -> run("{{ unixEpoch \"2024\" }}"));
         assertTrue(epoch.getMessage().contains("expected time.Time; got string"), epoch.getMessage());
+        TemplateException args = assertThrows(TemplateException.class, () -> run("{{ (now).Year 5 }}"));
+        assertTrue(args.getMessage().contains("wrong number of args for Year: want 0 got 1"), args.getMessage());
+        TemplateException semverArgs = assertThrows(TemplateException.class, () -> run("{{ (semver \"1.2.3\").Major 5 }}"));
+        assertTrue(semverArgs.getMessage().contains("wrong number of args for Major: want 0 got 1"), semverArgs.getMessage());
+        TemplateException format = assertThrows(TemplateException.class, () -> run("{{ (now).Format 2006 }}"));
+        assertTrue(format.getMessage().contains("expected string; got int"), format.getMessage());
         TemplateException int64 = assertThrows(TemplateException.class, () -> run("{{ substr 0 (add 1 1) \"abc\" }}"));
         assertTrue(int64.getMessage().contains("expected int; got int64"), int64.getMessage());
         TemplateException huge = assertThrows(TemplateException.class, () -> run("{{ repeat 1000000000 \"ab\" }}"));
