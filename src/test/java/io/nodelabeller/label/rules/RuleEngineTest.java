@@ -152,6 +152,23 @@ class RuleEngineTest {
     }
 
     @Test
+    void sprigDatesAndCamelcaseWorkInARule() throws Exception {
+        // a features.d date turned into a label: toDate/date (Sprig date.go) and camelcase (xstrings ToPascalCase)
+        Features local = Features.builder("local").attributes("label", Map.of("build_date", "2024-02-29")).build();
+        assertEquals(Map.of("BuildDate", "Feb-2024", "built-before-2025", "true"), run("""
+                - name: dates-and-case
+                  labelsTemplate: |
+                    {{ range .local.label }}{{ camelcase .Name }}={{ toDate "2006-01-02" .Value | date "Jan-2006" }}
+                    built-before-2025={{ (toDate "2006-01-02" .Value).Before (toDate "2006" "2025") }}
+                    {{ end }}
+                  matchFeatures:
+                    - feature: local.label
+                      matchExpressions:
+                        build_date: {op: Exists}
+                """, local));
+    }
+
+    @Test
     void nfdSampleRule() throws Exception {
         Features yes = Features.builder("kernel").flags("loadedmodule", List.of("dummy", "ext4"))
                 .attributes("config", Map.of("X86", "y", "PREEMPT", "y")).build();
