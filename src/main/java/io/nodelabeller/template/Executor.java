@@ -161,7 +161,8 @@ final class Executor {
         int scope = vars.size();
         for (long i = 0; i < count; i++) {
             step();
-            Object[] item = v instanceof Long ? new Object[] {i, i} : v instanceof Int64 ? new Object[] {new Int64(i), new Int64(i)} : items.get((int) i);
+            Object[] item = v instanceof Long ? new Object[] {i, i} : v instanceof Int64 ? new Object[] {new Int64(i), new Int64(i)}
+                    : v instanceof GoNamedInt n ? new Object[] {n.of(i), n.of(i)} : items.get((int) i);
             if (p.vars().size() == 1) {
                 set(p.vars().get(0), item[1], p.assign());
             } else if (p.vars().size() == 2) {

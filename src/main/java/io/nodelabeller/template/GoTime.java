@@ -21,10 +21,8 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
 
     static final String RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00";
 
-    private static final String[] LONG_MONTHS = {"January", "February", "March", "April", "May", "June", "July",
-        "August", "September", "October", "November", "December"};
-    private static final String[] LONG_DAYS = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-        "Saturday"};
+    private static final String[] LONG_MONTHS = GoNamedInt.MONTHS;
+    private static final String[] LONG_DAYS = GoNamedInt.DAYS;
 
     /** Layout elements (time/format.go's std values). */
     private enum Std {
@@ -392,9 +390,8 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
             case "Minute" -> (long) t.getMinute();
             case "Second" -> (long) t.getSecond();
             case "Nanosecond" -> (long) nanos;
-            case "Month" -> new GoNamedInt("time.Month", t.getMonthValue(), LONG_MONTHS[t.getMonthValue() - 1]);
-            case "Weekday" -> new GoNamedInt("time.Weekday", t.getDayOfWeek().getValue() % 7,
-                    LONG_DAYS[t.getDayOfWeek().getValue() % 7]);
+            case "Month" -> GoNamedInt.month(t.getMonthValue());
+            case "Weekday" -> GoNamedInt.weekday(t.getDayOfWeek().getValue() % 7);
             case "IsZero" -> seconds == ZERO.seconds && nanos == 0;
             case "UTC" -> in(GoZone.UTC);
             case "Local" -> in(GoZone.LOCAL);

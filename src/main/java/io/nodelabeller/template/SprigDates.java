@@ -52,8 +52,7 @@ final class SprigDates {
             });
         }
         f.put("ago", (a, clock) -> {
-            Object date = Functions.arity("ago", a, 1).get(0);
-            GoTime t = date instanceof GoTime g ? g : Int64.of(date) != null ? unix(Int64.of(date)) : clock.now();
+            GoTime t = timeOrNow(Functions.arity("ago", a, 1).get(0), clock);
             return GoDuration.format(GoDuration.round(clock.now().sub(t), GoDuration.SECOND));
         });
         f.put("duration", (a, clock) -> {
@@ -92,7 +91,7 @@ final class SprigDates {
 
     /** Sprig's dateInZone. */
     private static String inZone(String layout, Object date, String zone, TemplateClock clock) {
-        GoTime t = date instanceof GoTime g ? g : Int64.of(date) != null ? unix(Int64.of(date)) : clock.now();
+        GoTime t = timeOrNow(date, clock);
         GoZone z;
         try {
             z = GoZone.load(zone);
@@ -102,9 +101,15 @@ final class SprigDates {
         return t.in(z).format(layout);
     }
 
-    /** time.Unix(sec, 0): in Local. */
-    private static GoTime unix(long seconds) {
-        return new GoTime(seconds, 0, GoZone.LOCAL, null);
+    /** Sprig's date switch: a time, Go's int or int64 as time.Unix(sec, 0) in Local, anything else now. */
+    private static GoTime timeOrNow(Object date, TemplateClock clock) {
+        if (date instanceof GoTime t) {
+            return t;
+        }
+        if (date instanceof Long || date instanceof Int64) {
+            return new GoTime(Int64.of(date), 0, GoZone.LOCAL, null);
+        }
+        return clock.now();
     }
 
     private static GoTime toDate(String name, List<Object> a) throws TemplateException {
