@@ -318,6 +318,9 @@ final class Executor {
      * Errors name the chain ({@code at <.pci.device.mtu>}) and, for a missing key, the keys there are.
      */
     private static Object fields(Object v, String from, List<String> names, List<Object> args) throws TemplateException {
+        if (names.isEmpty() && args != null) {
+            throw new TemplateException("can't give argument to non-function " + from);
+        }
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String at = "at <" + from + "." + String.join(".", names) + ">: ";

@@ -116,6 +116,8 @@ class SprigDatesTest {
             {{ until 2000000000 }}                   | exceeds the 1048576
             {{ indent 2000000000 "x" }}              | exceeds the 1048576
             {{ repeat -1 "x" }}                      | strings: negative Repeat count
+            {{ $x := 1 }}{{ $x 2 }}                  | can't give argument to non-function $x
+            `{{ $x := 1 }}{{ 2 | $x }}`              | can't give argument to non-function $x
             """)
     void failsAsGo(String template, String message) {
         TemplateException e = assertThrows(TemplateException.class, () -> run(template));
