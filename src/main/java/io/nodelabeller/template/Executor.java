@@ -273,6 +273,9 @@ final class Executor {
         } catch (TemplateException e) {
             throw e.getMessage().startsWith("error calling") ? e
                     : new TemplateException("error calling " + name + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            // Go recovers a function's panic into this error; a value beyond what Java's types hold lands here
+            throw new TemplateException("error calling " + name + ": " + e.getMessage());
         }
     }
 

@@ -42,7 +42,12 @@ public final class GoTemplate {
 
     /** Runs the template over {@code data} with {@code clock} as what {@code now} reads. */
     String execute(Object data, TemplateClock clock) throws TemplateException {
-        return Executor.run(parsed.root(), parsed.templates(), data, clock);
+        try {
+            return Executor.run(parsed.root(), parsed.templates(), data, clock);
+        } catch (RuntimeException e) {
+            // a time's method given a date Java cannot hold, and the like: the rule fails, the cycle goes on
+            throw new TemplateException("template failed: " + e);
+        }
     }
 
     /** The text the template was parsed from. */

@@ -25,6 +25,9 @@ record GoZone(String name, ZoneId rules, String fixedAbbreviation) {
     /** The zones of the database Java keeps only as fixed offsets, which Go's database also names. */
     private static final Map<String, Integer> FIXED_NAMED = Map.of("EST", -5 * 3600, "MST", -7 * 3600, "HST", -10 * 3600);
 
+    /** The region ids of the JVM's zone database (getAvailableZoneIds copies the set at every call). */
+    private static final java.util.Set<String> REGIONS = java.util.Set.copyOf(ZoneId.getAvailableZoneIds());
+
     private static final DateTimeFormatter ABBREVIATION = DateTimeFormatter.ofPattern("zzz", Locale.US);
 
     /** time.FixedZone. */
@@ -32,7 +35,7 @@ record GoZone(String name, ZoneId rules, String fixedAbbreviation) {
         return new GoZone(name, ZoneOffset.ofTotalSeconds(offsetSeconds), name);
     }
 
-    /** time.LoadLocation, its error as Go words it, or null for a zone the database does not hold. */
+    /** time.LoadLocation: a name Go refuses, or a zone the database does not hold, throws Go's error. */
     static GoZone load(String name) throws TemplateException {
         if (name.isEmpty() || name.equals("UTC")) {
             return UTC;
@@ -46,7 +49,7 @@ record GoZone(String name, ZoneId rules, String fixedAbbreviation) {
         if (FIXED_NAMED.containsKey(name)) {
             return fixed(name, FIXED_NAMED.get(name));
         }
-        if (!ZoneId.getAvailableZoneIds().contains(name)) {
+        if (!REGIONS.contains(name)) {
             throw new TemplateException("unknown time zone " + name);
         }
         return new GoZone(name, ZoneId.of(name), null);

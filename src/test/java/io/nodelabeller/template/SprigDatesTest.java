@@ -124,6 +124,17 @@ class SprigDatesTest {
         assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 
+    /** Go prints some year for time.Unix(1<<63-1, 0); Java's dates end at year 999999999: the rule fails, nothing else. */
+    @Test
+    void aTimeBeyondJavasYearsFailsTheRule() {
+        TemplateException e = assertThrows(TemplateException.class,
+                () -> run("{{ date \"2006\" (int64 9223372036854775807) }}"));
+        assertTrue(e.getMessage().startsWith("error calling date: "), e.getMessage());
+        TemplateException method = assertThrows(TemplateException.class,
+                () -> run("{{ (toDate \"2006\" \"2024\").Year }}{{ ((toDate \"2006\" \"2024\").AddDate 999999999 0 0).Year }}"));
+        assertTrue(method.getMessage().contains("AddDate"), method.getMessage());
+    }
+
     @Test
     void aWidthPastAMillionTakesTheRestOfTheFormat() throws Exception {
         // fmt's parsenum: a width past 10^6 takes the rest of the format with it
