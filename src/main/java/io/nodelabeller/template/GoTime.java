@@ -206,7 +206,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
     String format(String layout) {
         Instant at = instant();
         int offset = zone.offset(at);
-        LocalDateTime t = LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.ofTotalSeconds(offset));
+        LocalDateTime t = wall();
         StringBuilder b = new StringBuilder();
         String l = layout;
         while (!l.isEmpty()) {
@@ -372,7 +372,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
     }
 
     private LocalDateTime wall() {
-        return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.ofTotalSeconds(zone.offset(instant())));
+        return LocalDateTime.ofEpochSecond(seconds + zone.offset(instant()), nanos, ZoneOffset.UTC);
     }
 
     /** The methods without arguments a template may call on a time, or null. */
@@ -802,7 +802,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
         }
         if (!zoneName.isEmpty()) {
             Instant instant = Instant.ofEpochSecond(utc);
-            if (local.abbreviation(instant).equals(zoneName) && local.fixedAbbreviation() == null) {
+            if (local.rules() != null && local.abbreviation(instant).equals(zoneName)) { // a named Local's own zone
                 return new GoTime(utc - local.offset(instant), nsec, local, null);
             }
             int offset = zoneName.length() > 3 && zoneName.startsWith("GMT") ? Integer.parseInt(zoneName.substring(3)) * 3600 : 0;
@@ -813,8 +813,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
 
     /** time.Date for a wall clock read as UTC seconds, in {@code z}: the offset {@code z} has at that wall time. */
     private static GoTime date(long wallAsUtc, int nsec, GoZone z) {
-        LocalDateTime wall = LocalDateTime.ofEpochSecond(wallAsUtc, 0, ZoneOffset.UTC);
-        return new GoTime(wall.atZone(z.rules()).toEpochSecond(), nsec, z, null);
+        return new GoTime(z.instantOf(wallAsUtc), nsec, z, null);
     }
 
     private static int atoi(String s) throws Bad {

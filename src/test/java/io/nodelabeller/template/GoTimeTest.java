@@ -168,6 +168,10 @@ class GoTimeTest {
             GoTime t = GoTime.parse("2006-002", String.format("2020-%03d", i), GoZone.UTC, GoZone.LOCAL);
             assertEquals((long) i, t.call("YearDay", java.util.List.of()));
         }
+        // Go takes offsets up to 24 hours (hour ≤ 24, minute and second ≤ 60), beyond Java's ±18 h
+        GoTime far = GoTime.parse("2006-01-02 15:04 -07:00", "2024-01-01 00:00 +24:00", GoZone.UTC, GoZone.LOCAL);
+        assertEquals("2024-01-01 00:00 +24:00", far.format("2006-01-02 15:04 -07:00"));
+        assertEquals("2023-12-31 00:00", ((GoTime) far.call("UTC", java.util.List.of())).format("2006-01-02 15:04"));
         // an unknown abbreviation is a zone of that name at offset 0; UTC and an offset equal to Local's are Local
         GoTime pst = GoTime.parse("MST", "PST", GoZone.LOCAL, GoZone.LOCAL);
         assertEquals("PST +0000", pst.format("MST -0700"));
