@@ -11,9 +11,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Go text/template's predefined functions ({@code and or not len index slice print printf println eq ne lt le gt ge};
- * {@code and}/{@code or} are evaluated by {@link Executor}, lazily as in Go) with Go's argument checks and errors.
- * The Sprig functions rules may also call are in {@link Sprig}.
+ * Go text/template's predefined functions ({@code and or not len index print printf println eq ne lt le gt ge html js
+ * urlquery call}; {@code and}/{@code or} are evaluated by {@link Executor}, lazily as in Go) with Go's argument checks
+ * and errors. The Sprig functions rules may also call are in {@link Sprig} and the classes beside it; Sprig's
+ * {@code slice} takes the place of Go's, as it does in NFD's FuncMap.
  */
 final class Functions {
 
@@ -32,7 +33,6 @@ final class Functions {
         ALL.put("not", a -> !Executor.truth(arity("not", a, 1).get(0)));
         ALL.put("len", a -> len(arity("len", a, 1).get(0)));
         ALL.put("index", Functions::index);
-        ALL.put("slice", Functions::slice);
         ALL.put("print", GoFormat::sprint);
         ALL.put("println", GoFormat::sprintln);
         ALL.put("printf", a -> {
@@ -175,10 +175,10 @@ final class Functions {
                 }
                 item = m.containsKey(key) ? m.get(key) : zeroValueOf(m);
             } else if (item instanceof List<?> l) {
-                item = l.get(position(key, l.size(), false));
+                item = l.get(position(key, l.size()));
             } else if (item instanceof String s) {
                 byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-                item = (long) (bytes[position(key, bytes.length, false)] & 0xff);
+                item = (long) (bytes[position(key, bytes.length)] & 0xff);
             } else if (item == null) {
                 throw new TemplateException("index of untyped nil");
             } else {
@@ -203,49 +203,15 @@ final class Functions {
         return null;
     }
 
-    private static int position(Object key, int size, boolean inclusive) throws TemplateException {
+    private static int position(Object key, int size) throws TemplateException {
         Long n = Int64.of(key);
         if (n == null) {
             throw new TemplateException("cannot index slice/array with type " + GoFormat.typeName(key));
         }
-        if (n < 0 || n > size || (!inclusive && n == size)) {
+        if (n < 0 || n >= size) {
             throw new TemplateException("index out of range: " + n);
         }
         return (int) (long) n;
-    }
-
-    private static Object slice(List<Object> a) throws TemplateException {
-        if (a.isEmpty()) {
-            throw new TemplateException("wrong number of args for slice: want at least 1 got 0");
-        }
-        Object item = a.get(0);
-        List<Object> idx = a.subList(1, a.size());
-        if (idx.size() > 3) {
-            throw new TemplateException("too many slice indexes: " + idx.size());
-        }
-        int size;
-        if (item instanceof String s) {
-            if (idx.size() == 3) {
-                throw new TemplateException("cannot 3-index slice a string");
-            }
-            size = s.getBytes(StandardCharsets.UTF_8).length;
-        } else if (item instanceof List<?> l) {
-            size = l.size();
-        } else {
-            throw new TemplateException("can't slice item of type " + GoFormat.typeName(item));
-        }
-        int[] bounds = {0, size, size};
-        for (int i = 0; i < idx.size(); i++) {
-            bounds[i] = position(idx.get(i), size, true);
-        }
-        if (bounds[0] > bounds[1]) {
-            throw new TemplateException("invalid slice index: " + bounds[0] + " > " + bounds[1]);
-        }
-        if (item instanceof String s) {
-            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-            return new String(Arrays.copyOfRange(bytes, bounds[0], bounds[1]), StandardCharsets.UTF_8);
-        }
-        return new ArrayList<>(((List<?>) item).subList(bounds[0], bounds[1]));
     }
 
     /** Go's basic kinds for comparison: 'b'ool, 'i'nt, 'f'loat, 's'tring, or 0 when not comparable in order. */

@@ -100,6 +100,9 @@ final class SprigCollections {
             Object haystack = Functions.arity("mustHas", a, 2).get(1);
             return haystack != null && copy("mustHas", haystack, "Cannot find has on type ").contains(a.get(0));
         });
+        for (String name : List.of("slice", "mustSlice")) {
+            f.put(name, a -> slice(name, a));
+        }
         f.put("concat", a -> {
             List<Object> out = new ArrayList<>();
             for (Object l : a) {
@@ -311,6 +314,34 @@ final class SprigCollections {
         return v;
     }
 
+    /**
+     * Sprig's slice and mustSlice (list.go), which NFD's templates have in place of text/template's builtin
+     * {@code slice} (a FuncMap entry overrides a builtin): a list only, from {@code start} (default 0) to {@code end}
+     * (default its length), the indexes read as spf13/cast reads an int; an empty list gives nil; a third index is
+     * ignored; out of range fails as reflect.Value.Slice panics.
+     */
+    private static Object slice(String name, List<Object> a) throws TemplateException {
+        if (a.isEmpty()) {
+            throw new TemplateException("wrong number of args for " + name + ": want at least 1 got 0");
+        }
+        Object v = a.get(0);
+        if (v == null) {
+            throw new TemplateException("runtime error: invalid memory address or nil pointer dereference");
+        }
+        if (!(v instanceof List<?> l)) {
+            throw new TemplateException("list should be type of slice or array but " + SprigText.kind(v));
+        }
+        if (l.isEmpty()) {
+            return null;
+        }
+        long start = a.size() > 1 ? Sprig.toInt64(a.get(1)) : 0;
+        long end = a.size() > 2 ? Sprig.toInt64(a.get(2)) : l.size();
+        if (start < 0 || end < start || end > l.size()) {
+            throw new TemplateException("reflect.Value.Slice: slice index out of range");
+        }
+        return new ArrayList<Object>(l.subList((int) start, (int) end));
+    }
+
     private static void add(List<Object> items, long i) throws TemplateException {
         if (items.size() == Executor.MAX_OUTPUT) {
             Functions.within("until", items.size() + 1L);
@@ -377,7 +408,6 @@ final class SprigCollections {
         throw new TemplateException("error calling " + fn + ": " + prefix + SprigText.kind(v) + suffix);
     }
 
-    /** Argument {@code i} as Go's {@code map[string]interface {}}, with text/template's message when it is not one. */
     /** url.go's dictGetOrEmpty: a string, "" when absent, any other kind an error naming it (Go's reflect.Kind). */
     private static String urlPart(Dict d, String key) throws TemplateException {
         if (!d.containsKey(key)) {

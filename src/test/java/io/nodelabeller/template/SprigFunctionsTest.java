@@ -65,6 +65,7 @@ class SprigFunctionsTest {
             {{ without (list 1 2 3 2) 2 }} {{ mustUniq (list 1 1 2) }} | [1 3] [1 2]
             {{ concat (list 1) (list 2 3) }} {{ chunk 2 (list 1 2 3) }} | [1 2 3] [[1 2] [3]]
             {{ mustRest (list) }} {{ mustFirst (list 1 2) }}         | [] 1
+            {{ slice (list 1 2 3) 1 }} {{ slice (list 1 2 3) 1 "2" 9 }} {{ slice (list) 5 }} {{ mustSlice (list 1 2) 0 1 }} | [2 3] [2] <no value> [1]
             {{ mustHas 2 (list 1 2) }} {{ mustHas 2 nil }}           | true false
             {{ $d := dict "a" 1 "b" "x" }}{{ keys $d }} {{ get $d "b" }} [{{ get $d "z" }}] | [a b] x []
             {{ $d := dict "a" 1 }}{{ $_ := set $d "c" 3 }}{{ hasKey $d "c" }} {{ unset $d "a" }} | true map[c:3]
