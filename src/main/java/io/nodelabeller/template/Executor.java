@@ -342,6 +342,12 @@ final class Executor {
                     throw new TemplateException(at + "wrong number of args for " + name + ": want 0 got " + given.size());
                 }
                 v = sv.method(name); // a method without arguments, as Go calls one in a field chain
+            } else if (v instanceof GoNamedInt n && n.has(name)) {
+                try {
+                    v = n.call(name, given);
+                } catch (TemplateException e) {
+                    throw new TemplateException(at + e.getMessage());
+                }
             } else if (v instanceof GoTime t && GoTime.has(name)) {
                 try {
                     v = t.call(name, given);

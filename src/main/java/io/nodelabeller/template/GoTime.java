@@ -348,13 +348,28 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
                     throw new TemplateException("AddDate: a date beyond the years a time can hold");
                 }
             }
-            case "Before", "After", "Equal" -> {
+            case "Before", "After", "Equal", "Compare", "Sub" -> {
                 Functions.arity(name, args, 1);
                 if (!(args.get(0) instanceof GoTime u)) {
                     throw new TemplateException("wrong type for value; expected time.Time; got " + GoFormat.typeName(args.get(0)));
                 }
+                if (name.equals("Sub")) {
+                    return GoNamedInt.duration(sub(u));
+                }
                 int c = instant().compareTo(u.instant());
-                return name.equals("Before") ? c < 0 : name.equals("After") ? c > 0 : c == 0;
+                return switch (name) {
+                    case "Before" -> c < 0;
+                    case "After" -> c > 0;
+                    case "Equal" -> c == 0;
+                    default -> (long) Integer.signum(c);
+                };
+            }
+            case "Add" -> {
+                return add(GoNamedInt.durationArg(name, Functions.arity(name, args, 1), 0));
+            }
+            case "Truncate", "Round" -> {
+                long d = GoNamedInt.durationArg(name, Functions.arity(name, args, 1), 0);
+                return name.equals("Truncate") ? truncate(d, false) : truncate(d, true);
             }
             default -> {
                 Object v = method(name);
@@ -368,7 +383,23 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
 
     /** Whether a time has the method {@code name} here. */
     static boolean has(String name) {
-        return List.of("Format", "AddDate", "Before", "After", "Equal").contains(name) || ZERO.method(name) != null;
+        return List.of("Format", "AddDate", "Before", "After", "Equal", "Compare", "Sub", "Add", "Truncate", "Round")
+                .contains(name) || ZERO.method(name) != null;
+    }
+
+    /**
+     * Time.Truncate / Time.Round: down to (or to the nearest, halves up) a multiple of {@code d} counted from Go's
+     * zero time, without the monotonic reading; {@code d <= 0} only drops that reading.
+     */
+    private GoTime truncate(long d, boolean round) {
+        if (d <= 0) {
+            return new GoTime(seconds, nanos, zone, null);
+        }
+        java.math.BigInteger since = java.math.BigInteger.valueOf(seconds - ZERO.seconds)
+                .multiply(java.math.BigInteger.valueOf(GoDuration.SECOND)).add(java.math.BigInteger.valueOf(nanos));
+        long r = since.mod(java.math.BigInteger.valueOf(d)).longValue();
+        GoTime down = new GoTime(seconds, nanos, zone, null).add(-r);
+        return !round || Long.compareUnsigned(r + r, d) < 0 ? down : down.add(d);
     }
 
     private LocalDateTime wall() {
@@ -393,6 +424,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
             case "Month" -> GoNamedInt.month(t.getMonthValue());
             case "Weekday" -> GoNamedInt.weekday(t.getDayOfWeek().getValue() % 7);
             case "IsZero" -> seconds == ZERO.seconds && nanos == 0;
+            case "IsDST" -> zone.rules() != null && zone.rules().getRules().isDaylightSavings(instant());
             case "UTC" -> in(GoZone.UTC);
             case "Local" -> in(GoZone.LOCAL);
             case "String" -> toString();
