@@ -38,8 +38,9 @@ final class SprigDates {
         for (String name : List.of("dateModify", "date_modify")) {
             f.put(name, (a, clock) -> {
                 GoTime t = time(name, Functions.arity(name, a, 2), 1);
+                String modification = SprigText.string(name, a, 0);
                 try {
-                    return t.add(GoDuration.parse(SprigText.string(name, a, 0)));
+                    return t.add(GoDuration.parse(modification));
                 } catch (TemplateException unreadable) {
                     return t;
                 }

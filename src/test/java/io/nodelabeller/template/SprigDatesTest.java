@@ -121,6 +121,7 @@ class SprigDatesTest {
             {{ indent 2000000000 "x" }}              | exceeds the 1048576
             {{ repeat -1 "x" }}                      | strings: negative Repeat count
             {{ (now).Add (int64 1) }}                | expected time.Duration; got int64
+            `{{ now | dateModify 5 }}`               | expected string; got int
             {{ ((now).Sub now).Hours 1 }}            | wrong number of args for Hours: want 0 got 1
             {{ $x := 1 }}{{ $x 2 }}                  | can't give argument to non-function $x
             `{{ $x := 1 }}{{ 2 | $x }}`              | can't give argument to non-function $x
