@@ -224,6 +224,18 @@ final class Functions {
             throw new TemplateException("missing argument for comparison");
         }
         Object first = a.get(0);
+        if (first instanceof GoTime) {
+            // a struct Go compares with ==: the same instant, zone and monotonic reading
+            for (Object other : a.subList(1, a.size())) {
+                if (!(other instanceof GoTime)) {
+                    throw new TemplateException("incompatible types for comparison");
+                }
+                if (first.equals(other)) {
+                    return true;
+                }
+            }
+            return false;
+        }
         if (first != null && kind(first) == 0) {
             throw new TemplateException("invalid type for comparison");
         }

@@ -98,6 +98,7 @@ class SprigDatesTest {
             `{{ range $m := (toDate "01" "03").Month }}{{ $m }},{{ end }} {{ date "2006" (toDate "01" "03").Month }}` | `%!Month(0),January,February, 2026`
             {{ $d := (toDate "15:04" "01:30").Sub (toDate "15:04" "00:00") }}{{ $d }} {{ $d.Hours }} {{ $d.Minutes }} {{ $d.Seconds }} {{ printf "%d %T" $d $d }} | 1h30m0s 1.5 90 5400 5400000000000 time.Duration
             {{ $d := (toDate "15:04" "01:30").Sub (toDate "15:04" "00:00") }}{{ $d.Round 3600000000000 }} {{ $d.Truncate 3600000000000 }} {{ $d.Milliseconds }} {{ ((now).Sub (dateModify "5m" now)).Abs }} | 2h0m0s 1h0m0s 5400000 5m0s
+            {{ eq now now }} {{ eq (toDate "2006" "2020") (toDate "2006" "2020") }} {{ eq now (toDate "2006" "2020") (now).UTC }} {{ eq (now).UTC (now).UTC }} | true true false true
             {{ (now).Sub now }} {{ ((now).Add 3600000000000).Format "15:04" }} {{ (now).Compare (toDate "2006" "2020") }} {{ (now).IsDST }} {{ eq ((now).Sub now) 0 }} | 0s 02:02 1 false true
             {{ ((toDate "15:04:05.0" "12:15:30.5").Round 1000000000).Format "15:04:05.0" }} {{ ((toDate "15:04:05.0" "12:15:30.5").Truncate 1000000000).Format "15:04:05.0" }} {{ ((toDate "15:04:05.0" "12:15:31.5").Round 3600000000000).Format "15:04:05.0" }} | 12:15:31.0 12:15:30.0 12:00:00.0
             {{ ((toDate "2006-01-02" "2024-01-31").AddDate 0 1 0).Format "2006-01-02" }} {{ (now).After (toDate "2006" "2020") }} {{ (now).Before (toDate "2006" "2020") }} {{ (now).Equal now }} | 2024-03-02 true false true
