@@ -337,20 +337,9 @@ final class Executor {
                             + new TreeMap<>(m).keySet() + ")");
                 }
                 v = m.get(name);
-            } else if (v instanceof SemVer sv && sv.method(name) != null) {
-                if (!given.isEmpty()) {
-                    throw new TemplateException(at + "wrong number of args for " + name + ": want 0 got " + given.size());
-                }
-                v = sv.method(name); // a method without arguments, as Go calls one in a field chain
-            } else if (v instanceof GoNamedInt n && n.has(name)) {
+            } else if (v instanceof Receiver r && r.has(name)) {
                 try {
-                    v = n.call(name, given);
-                } catch (TemplateException e) {
-                    throw new TemplateException(at + e.getMessage());
-                }
-            } else if (v instanceof GoTime t && GoTime.has(name)) {
-                try {
-                    v = t.call(name, given);
+                    v = r.call(name, given); // a method, as Go calls one in a field chain
                 } catch (TemplateException e) {
                     throw new TemplateException(at + e.getMessage());
                 }

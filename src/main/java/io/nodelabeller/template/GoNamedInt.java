@@ -9,7 +9,7 @@ import java.util.List;
  * an integer everywhere else, as in Go: {@code eq (now).Month 11}, {@code printf "%d"}, {@code add (now).Month 1};
  * {@code typeOf} names its type. A Duration has Go's methods ({@link #call}).
  */
-record GoNamedInt(String type, long value, String name) {
+record GoNamedInt(String type, long value, String name) implements Receiver {
 
     static final String DURATION = "time.Duration";
 
@@ -58,7 +58,8 @@ record GoNamedInt(String type, long value, String name) {
     }
 
     /** A method of this value a template calls ({@code .String}, a Duration's {@code .Hours} …), or null. */
-    Object call(String method, List<Object> args) throws TemplateException {
+    @Override
+    public Object call(String method, List<Object> args) throws TemplateException {
         if (!has(method)) {
             return null;
         }
@@ -86,7 +87,8 @@ record GoNamedInt(String type, long value, String name) {
     }
 
     /** Whether a value of this type has the method {@code name} here. */
-    boolean has(String method) {
+    @Override
+    public boolean has(String method) {
         return method.equals("String") || (type.equals(DURATION) && java.util.Set.of("Hours", "Minutes", "Seconds",
                 "Milliseconds", "Microseconds", "Nanoseconds", "Abs", "Round", "Truncate").contains(method));
     }

@@ -14,7 +14,7 @@ import java.util.List;
  * ({@code 2006 06 Jan January 01 1 Mon Monday 2 _2 02 __2 002 15 3 03 4 04 5 05 PM pm MST}, the numeric zones
  * {@code -0700 -07:00 -07 -070000 -07:00:00}, their {@code Z} forms, and fractional seconds {@code .000}/{@code ,999}).
  */
-record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
+record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) implements Receiver {
 
     /** Go's zero Time: January 1, year 1, 00:00:00 UTC. */
     static final GoTime ZERO = new GoTime(-62135596800L, 0, GoZone.UTC, null);
@@ -330,7 +330,8 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
      * A method of time.Time a template calls ({@code now.Unix}, {@code (now).Format "2006"}), with Go's checks of its
      * arguments; null when a time has no such method here.
      */
-    Object call(String name, List<Object> args) throws TemplateException {
+    @Override
+    public Object call(String name, List<Object> args) throws TemplateException {
         switch (name) {
             case "Format" -> {
                 return format(SprigText.string(name, Functions.arity(name, args, 1), 0));
@@ -382,9 +383,10 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) {
     }
 
     /** Whether a time has the method {@code name} here. */
-    static boolean has(String name) {
+    @Override
+    public boolean has(String name) {
         return List.of("Format", "AddDate", "Before", "After", "Equal", "Compare", "Sub", "Add", "Truncate", "Round")
-                .contains(name) || ZERO.method(name) != null;
+                .contains(name) || method(name) != null;
     }
 
     /**

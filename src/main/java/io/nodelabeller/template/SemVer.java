@@ -14,7 +14,7 @@ import java.util.List;
  * pre-release version satisfies only a constraint that has a pre-release). A template reads a version's
  * {@code .Major .Minor .Patch .Prerelease .Metadata .Original} and prints it as {@code String()} does.
  */
-final class SemVer implements Comparable<SemVer> {
+final class SemVer implements Comparable<SemVer>, Receiver {
 
     private static final String CV = "v?([0-9|x|X|\\*]+)(\\.[0-9|x|X|\\*]+)?(\\.[0-9|x|X|\\*]+)?"
             + "(-([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?(\\+([0-9A-Za-z\\-]+(\\.[0-9A-Za-z\\-]+)*))?";
@@ -65,8 +65,20 @@ final class SemVer implements Comparable<SemVer> {
         }
     }
 
+    @Override
+    public boolean has(String name) {
+        return method(name) != null;
+    }
+
+    /** The methods of *semver.Version a template calls, none of which takes an argument. */
+    @Override
+    public Object call(String name, java.util.List<Object> args) throws TemplateException {
+        Functions.arity(name, args, 0);
+        return method(name);
+    }
+
     /** A method of *semver.Version that takes no argument, or null. */
-    Object method(String name) {
+    private Object method(String name) {
         return switch (name) {
             case "Major" -> major;
             case "Minor" -> minor;
