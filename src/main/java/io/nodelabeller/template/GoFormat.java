@@ -9,8 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Go's fmt for the values a template sees (String, Long, Double, Boolean, Map, List, null): {@code %v} printing
- * (maps as {@code map[k:v]} in key order, lists as {@code [a b]}, floats in Go's shortest form), {@code Sprint},
+ * Go's fmt for the values a template sees (String, Long, {@link Int64}, Double, Boolean, Map, List, null, and the
+ * values with a String method: {@link SemVer}, {@link GoTime}, {@link GoNamedInt}): {@code %v} printing (maps as
+ * {@code map[k:v]} in key order, lists as {@code [a b]}, floats in Go's shortest form), {@code Sprint},
  * {@code Sprintln} and {@code Sprintf} with Go's verbs, flags and its {@code %!verb(type=value)} error forms.
  */
 final class GoFormat {
