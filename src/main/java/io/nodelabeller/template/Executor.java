@@ -137,6 +137,7 @@ final class Executor {
     private void range(Control c, Object dot) throws TemplateException {
         Pipe p = c.pipe();
         Object v = pipe(new Pipe(List.of(), false, p.commands()), dot);
+        Long bound = Int64.of(v); // range over an integer (Go 1.22)
         List<Object[]> items = new ArrayList<>();
         if (v instanceof List<?> l) {
             for (int i = 0; i < l.size(); i++) {
@@ -146,14 +147,14 @@ final class Executor {
             for (Map.Entry<?, ?> e : new TreeMap<>(m).entrySet()) {
                 items.add(new Object[] {e.getKey(), e.getValue()});
             }
-        } else if (Int64.of(v) != null) {
+        } else if (bound != null) {
             if (p.vars().size() > 1) {
                 throw new TemplateException("can't use " + v + " to iterate over more than one variable");
             }
         } else if (v != null) {
             throw new TemplateException("range can't iterate over " + GoFormat.value(v));
         }
-        long count = Int64.of(v) != null ? Math.max(0, Int64.of(v)) : items.size();
+        long count = bound != null ? Math.max(0, bound) : items.size();
         if (count == 0) {
             walk(c.elseBody(), dot);
             return;
@@ -161,8 +162,8 @@ final class Executor {
         int scope = vars.size();
         for (long i = 0; i < count; i++) {
             step();
-            Object[] item = v instanceof Long ? new Object[] {i, i} : v instanceof Int64 ? new Object[] {new Int64(i), new Int64(i)}
-                    : v instanceof GoNamedInt n ? new Object[] {n.of(i), n.of(i)} : items.get((int) i);
+            Object n = bound != null ? Int64.sameType(v, i) : null;
+            Object[] item = bound != null ? new Object[] {n, n} : items.get((int) i);
             if (p.vars().size() == 1) {
                 set(p.vars().get(0), item[1], p.assign());
             } else if (p.vars().size() == 2) {

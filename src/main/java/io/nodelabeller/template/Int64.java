@@ -16,6 +16,11 @@ record Int64(long value) {
         return v instanceof Long l ? l : v instanceof Int64 i ? i.value : v instanceof GoNamedInt n ? n.value() : null;
     }
 
+    /** {@code i} as an integer of {@code v}'s type ({@code v} an integer): what ranging over {@code v} gives. */
+    static Object sameType(Object v, long i) {
+        return v instanceof Int64 ? new Int64(i) : v instanceof GoNamedInt n ? n.of(i) : (Object) i;
+    }
+
     @Override
     public String toString() {
         return Long.toString(value);
