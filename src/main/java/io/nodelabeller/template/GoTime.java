@@ -206,7 +206,7 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) implements R
     String format(String layout) {
         Instant at = instant();
         int offset = zone.offset(at);
-        LocalDateTime t = wall();
+        LocalDateTime t = wall(offset);
         StringBuilder b = new StringBuilder();
         String l = layout;
         while (!l.isEmpty()) {
@@ -405,7 +405,12 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) implements R
     }
 
     private LocalDateTime wall() {
-        return LocalDateTime.ofEpochSecond(seconds + zone.offset(instant()), nanos, ZoneOffset.UTC);
+        return wall(zone.offset(instant()));
+    }
+
+    /** The wall clock at {@code offset} seconds east of UTC. */
+    private LocalDateTime wall(int offset) {
+        return LocalDateTime.ofEpochSecond(seconds + offset, nanos, ZoneOffset.UTC);
     }
 
     /** The methods without arguments a template may call on a time, or null. */
