@@ -112,8 +112,11 @@ final class Manifests {
         return K8S.unmarshal(node.toString());
     }
 
+    /** Every object of a YAML stream (one document gives a list of one). */
+    @SuppressWarnings("unchecked")
     static List<HasMetadata> parseAll(String yaml) {
-        return K8S.unmarshal(new java.io.ByteArrayInputStream(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Object parsed = K8S.unmarshal(new java.io.ByteArrayInputStream(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return parsed instanceof List<?> list ? (List<HasMetadata>) list : List.of((HasMetadata) parsed);
     }
 
     static <T extends HasMetadata> List<T> ofKind(List<HasMetadata> objects, Class<T> type) {
