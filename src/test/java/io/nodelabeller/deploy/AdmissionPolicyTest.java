@@ -32,30 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Evaluates the shipped ValidatingAdmissionPolicies with a CEL interpreter (cel-java, with the strings and
- * two-variable comprehension extensions the API server enables) the way kube-apiserver does: the binding's parameter
- * (the object its paramRef names; none found: parameterNotFoundAction Allow, the policy does not apply), the match
- * conditions, then variables in order, then every validation. The {@code request} variable is built as the API server
- * builds it ({@link AdmissionRequests}: empty omitempty fields absent), and objects as it converts them (empty label
- * and annotation maps absent). Each expression's runtime cost is counted as kube-apiserver counts it ({@link CelCost}).
- * <p>
- * With {@code failurePolicy: Fail} an evaluation error also rejects the request, but for the wrong reason and with
- * the wrong message; {@link Decision} keeps errors apart from denials, and every assertion here says which one it
- * expects, so no case passes only because an expression failed.
+ * The shipped ValidatingAdmissionPolicies judged by a real kube-apiserver ({@link ServerJudge}): the install is created
+ * on the server as rendered, the node brought to the request's old object by the administrator, and the change sent by
+ * the request's user with its own credentials (the agent: a pod-bound service-account token, as its DaemonSet pod gets
+ * it). A case is written as the request the policy sees ({@link AdmissionRequests}), the old and the new object; the
+ * server's answer says admitted, denied by a validation (its message), or refused by an evaluation error, which
+ * {@link Decision} keeps apart, so no case passes only because an expression failed.
  * <p>
  * An attack is a sequence of writes a compromised agent may try, each step seeing the previous step's result as
- * {@code oldObject}; the agent's own writes are the patches {@link NodePatch} computes, applied as RFC 6902 patches.
- * Not covered: the API server's own type checking against the Node schema.
+ * {@code oldObject}; the agent's own writes are the patches {@link NodePatch} computes, sent as the agent sends them.
  */
 class AdmissionPolicyTest {
-
-    private static final Cel CEL = CelFactory.standardCelBuilder()
-            .setStandardMacros(dev.cel.parser.CelStandardMacro.STANDARD_MACROS) // has, all, exists, filter, map
-            .addVar("request", SimpleType.DYN).addVar("object", SimpleType.DYN)
-            .addVar("oldObject", SimpleType.DYN).addVar("variables", SimpleType.DYN).addVar("params", SimpleType.DYN)
-            .addCompilerLibraries(CelExtensions.strings(), CelExtensions.comprehensions())
-            .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.comprehensions())
-            .build();
 
     /** A policy as installed: the policy, its binding, and the objects installed with it (where its parameter is). */
     record Installed(ValidatingAdmissionPolicy policy, ValidatingAdmissionPolicyBinding binding, List<HasMetadata> objects) {
@@ -142,7 +129,6 @@ class AdmissionPolicyTest {
                 node-labeller.io/managed-labels: feature.node.kubernetes.io/kernel-version.major,feature.node.kubernetes.io/pci-0300_1af4.present
                 volumes.kubernetes.io/controller-managed-attach-detach: "true"
             spec:
-              podCIDR: 10.244.1.0/24
               taints:
                 - {key: nvidia.com/gpu, effect: NoSchedule}
             status:
@@ -157,13 +143,13 @@ class AdmissionPolicyTest {
             """;
 
     /**
-     * What the API server would decide: {@code applies} false when no parameter is found or a match condition excludes
-     * the request; otherwise the messages of the validations that evaluated to false, the evaluation errors (each of
-     * which also rejects the request under failurePolicy Fail), and each expression's runtime cost.
+     * What the API server decided: admitted (both lists empty), or refused — by a validation that evaluated to false
+     * (its message; the server stops at the first), or by an evaluation error (which rejects the request under
+     * failurePolicy Fail), or by anything else (RBAC, the object's validation), reported as an error.
      */
-    record Decision(boolean applies, List<String> denials, List<String> errors, Map<String, Long> costs) {
+    record Decision(List<String> denials, List<String> errors) {
         boolean allowed() {
-            return !applies || (denials.isEmpty() && errors.isEmpty());
+            return denials.isEmpty() && errors.isEmpty();
         }
     }
 
@@ -171,79 +157,13 @@ class AdmissionPolicyTest {
         return admit(BASE, request, object, oldObject);
     }
 
-    /** {@code object} is null for a DELETE, {@code oldObject} for a CREATE, as the API server passes them. */
+    /**
+     * The real API server's verdict ({@link ServerJudge}) on {@code request} under {@code installed}. {@code object} is
+     * null for a DELETE, {@code oldObject} for a CREATE, as the API server passes them.
+     */
     static Decision admit(Installed installed, Map<String, Object> request, Map<String, Object> object,
                           Map<String, Object> oldObject) {
-        Map<String, Object> params = installed.params((String) request.get("namespace"));
-        if (params == null) {
-            return new Decision(false, List.of(), List.of(), Map.of()); // parameterNotFoundAction: Allow
-        }
-        ValidatingAdmissionPolicy policy = installed.policy();
-        Map<String, Object> ctx = new HashMap<>();
-        ctx.put("request", request);
-        // null as CEL's null: cel-java takes a Java null in the activation for an unknown value, which would turn
-        // every comparison with it into an unknown result instead of true or false
-        ctx.put("object", object == null ? dev.cel.common.values.NullValue.NULL_VALUE : omitEmptyMeta(object));
-        ctx.put("oldObject", oldObject == null ? dev.cel.common.values.NullValue.NULL_VALUE : omitEmptyMeta(oldObject));
-        ctx.put("params", params);
-        List<String> errors = new ArrayList<>();
-        Map<String, Long> costs = new LinkedHashMap<>();
-        for (var condition : policy.getSpec().getMatchConditions()) {
-            Object matched = bool(eval(condition.getExpression(), ctx, errors, costs, "match " + condition.getName()),
-                    "match " + condition.getName(), errors);
-            if (Boolean.FALSE.equals(matched)) {
-                return new Decision(false, List.of(), List.of(), costs);
-            }
-        }
-        Map<String, Object> variables = new LinkedHashMap<>();
-        for (Variable v : policy.getSpec().getVariables()) {
-            ctx.put("variables", Map.copyOf(variables));
-            Object value = eval(v.getExpression(), ctx, errors, costs, "variable " + v.getName());
-            if (value != null) {
-                variables.put(v.getName(), value);
-            }
-        }
-        ctx.put("variables", Map.copyOf(variables));
-        List<String> denials = new ArrayList<>();
-        int i = 0;
-        for (Validation v : policy.getSpec().getValidations()) {
-            if (Boolean.FALSE.equals(bool(eval(v.getExpression(), ctx, errors, costs, "validation " + i), "validation " + i, errors))) {
-                denials.add(v.getMessageExpression() != null
-                        ? (String) eval(v.getMessageExpression(), ctx, errors, costs, "message " + i) : v.getMessage());
-            }
-            i++;
-        }
-        return new Decision(true, denials, errors, costs);
-    }
-
-    /** A condition's value: a boolean, else (an unknown, a list...) an error, as for the API server. */
-    private static Object bool(Object value, String name, List<String> errors) {
-        if (value != null && !(value instanceof Boolean)) {
-            errors.add(name + ": not a bool: " + value);
-            return null;
-        }
-        return value;
-    }
-
-    /** The value, or null with the error added to {@code errors}. A compile error fails the test at once. */
-    static Object eval(String expression, Map<String, Object> ctx, List<String> errors, Map<String, Long> costs, String name) {
-        CelValidationResult compiled = CEL.compile(expression);
-        if (compiled.hasError()) {
-            throw new AssertionError("does not compile: " + expression + "\n" + compiled.getErrorString());
-        }
-        CelCost cost = new CelCost();
-        try {
-            return CEL.createProgram(compiled.getAst()).trace(ctx, cost);
-        } catch (Exception e) {
-            errors.add(name + ": " + expression + ": " + e.getMessage());
-            return null;
-        } finally {
-            costs.put(name, cost.cost());
-        }
-    }
-
-    static Object eval(String expression, Map<String, Object> ctx, List<String> errors) {
-        return eval(expression, ctx, errors, new HashMap<>(), "expression");
+        return ServerJudge.shared().admit(installed, request, object, oldObject);
     }
 
     /** ObjectMeta's labels, annotations, finalizers, ownerReferences and managedFields are omitempty: an empty one is absent. */
@@ -310,14 +230,12 @@ class AdmissionPolicyTest {
     }
 
     static void assertAllowed(Decision d) {
-        assertTrue(d.applies(), "the policy must apply to the agent");
         assertEquals(List.of(), d.errors(), "evaluation errors (an error denies under failurePolicy Fail)");
         assertEquals(List.of(), d.denials());
     }
 
     /** Denied by a validation evaluating to false (not by an error), with a message containing {@code text}. */
     static void assertDenied(Decision d, String text) {
-        assertTrue(d.applies(), "the policy must apply to the agent");
         assertEquals(List.of(), d.errors(), "denied by an evaluation error instead of a validation");
         assertTrue(d.denials().stream().anyMatch(m -> m.contains(text)), "no denial says '" + text + "': " + d.denials());
     }
@@ -374,6 +292,19 @@ class AdmissionPolicyTest {
                 (Map<String, String>) status.get("capacity"), (Map<String, String>) status.get("allocatable"));
     }
 
+    /** {@code ops} as an RFC 6902 document, as the agent sends them. */
+    static String json(List<NodePatch.Op> ops) {
+        return Kustomize.YAML.valueToTree(ops.stream().map(op -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("op", op.op());
+            m.put("path", op.path());
+            if (!op.op().equals("remove")) {
+                m.put("value", op.value());
+            }
+            return m;
+        }).toList()).toString();
+    }
+
     /** {@code node} with RFC 6902 {@code ops} applied (empty maps and lists dropped, as the API server stores none). */
     @SuppressWarnings("unchecked")
     static Map<String, Object> patched(Map<String, Object> node, List<NodePatch.Op> ops) {
@@ -409,18 +340,19 @@ class AdmissionPolicyTest {
      */
     static Map<String, Object> agentWrites(Installed policy, User user, io.nodelabeller.publish.Bookkeeping bk,
                                            Map<String, Object> node, NodePatch.Desired desired) {
-        Map<String, Object> current = node;
+        ServerJudge judge = ServerJudge.shared();
+        judge.install(policy);
+        String name = (String) ((Map<?, ?>) node.get("metadata")).get("name");
+        judge.reset(name, node);
+        Map<String, Object> current = judge.node(name);
         for (int i = 0; i < 6; i++) {
             NodePatch.Plan plan = NodePatch.plan(asPatchNode(current), desired, bk);
             if (plan.isEmpty()) {
                 return current;
             }
             boolean status = plan.node().isEmpty();
-            Map<String, Object> next = FieldManager.update(current, patched(current, status ? plan.status() : plan.node()),
-                    "fabric8-kubernetes-client", status ? "status" : null);
-            Decision d = admit(policy, AdmissionRequests.nodeUpdate("n1", status ? "status" : null, user), next, current);
-            assertAllowed(d);
-            current = next;
+            assertAllowed(judge.patch(user, name, status ? "status" : null, json(status ? plan.status() : plan.node())));
+            current = judge.node(name);
         }
         throw new AssertionError("the agent did not converge: " + NodePatch.plan(asPatchNode(current), desired, bk));
     }
@@ -433,48 +365,13 @@ class AdmissionPolicyTest {
         return out;
     }
 
-    // ---- the harness ----
-
-    @Test
-    void theHarnessTellsAnEvaluationErrorFromADenial() {
-        // The request shape matters: the API server leaves subResource out for the node itself, so an expression
-        // that reads it without has() fails to evaluate. A harness that sent subResource: "" could not see this.
-        Map<String, Object> request = AdmissionRequests.nodeUpdate("n1", null, AGENT);
-        assertFalse(request.containsKey("subResource"));
-        assertFalse(request.containsKey("namespace"));
-        assertFalse(((Map<?, ?>) AdmissionRequests.nodeUpdate("n1", null, AGENT_UNBOUND).get("userInfo")).containsKey("extra"));
-        List<String> errors = new ArrayList<>();
-        assertNull(eval("request.subResource == ''", Map.of("request", request), errors));
-        assertEquals(1, errors.size(), errors.toString());
-        assertTrue(errors.get(0).contains("subResource"), errors.get(0));
-        assertEquals(true, eval("!has(request.subResource) || request.subResource == ''", Map.of("request", request), errors));
-        assertEquals(1, errors.size());
-        // a set built from a list that names a key twice is an error, as in cel-go
-        assertNull(eval("['a', 'a'].transformMapEntry(i, k, {k: true})", Map.of(), errors));
-        assertEquals(2, errors.size());
-    }
-
-    /** The cost model charges what cel-go charges: membership in a list its size, in a map 1. */
-    @Test
-    void theCostModelChargesListMembershipByTheListsSize() {
-        List<String> keys = new ArrayList<>();
-        for (int i = 0; i < 1000; i++) {
-            keys.add("k" + i);
-        }
-        Map<String, Long> costs = new HashMap<>();
-        eval("variables.l.all(k, k in variables.l)", Map.of("variables", Map.of("l", keys)), new ArrayList<>(), costs, "list");
-        eval("variables.l.all(k, k in variables.m)", Map.of("variables", Map.of("l", keys,
-                "m", keys.stream().collect(java.util.stream.Collectors.toMap(k -> k, k -> true)))), new ArrayList<>(), costs, "map");
-        assertTrue(costs.get("list") > 1000L * 1000, costs.toString());
-        assertTrue(costs.get("map") < 10L * 1000, costs.toString());
-    }
-
     // ---- who: this install's agent, exactly ----
 
     @Test
     void theAgentOfThisInstallIsPolicedAndNobodyElse() {
-        Map<String, Object> change = node(label("feature.node.kubernetes.io/kernel-version.major", "7"));
-        assertTrue(admit(AdmissionRequests.nodeUpdate("n1", null, AGENT), change, node(n -> { })).applies());
+        // a write the policy denies its agent: everybody else may send it (every user of the test cluster may patch nodes)
+        Map<String, Object> change = node(label("example.com/x", "1").andThen(managed(OWNED + ",example.com/x")));
+        assertDenied(admit(AdmissionRequests.nodeUpdate("n1", null, AGENT), change, node(n -> { })), "not: example.com/x");
         for (User other : List.of(User.kubelet("n1"), User.serviceAccount("kube-system", "default", "n1"),
                 User.serviceAccount("gpu-operator", "nvidia-gpu-feature-discovery", "n1"),
                 // the AMD GPU Operator's own labeller (ROCm/gpu-operator names its account so)
@@ -483,7 +380,7 @@ class AdmissionPolicyTest {
                 User.serviceAccount("kube-system", "node-labeller", "n1"),
                 User.serviceAccount("node-labeller", "node-labeller-prod", "n1"),
                 User.serviceAccount("node-labeller", "node-labeller-gpu", "n1"))) {
-            assertFalse(admit(AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).applies(), other.username());
+            assertTrue(admit(AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).allowed(), other.username());
         }
     }
 
@@ -500,13 +397,13 @@ class AdmissionPolicyTest {
         assertDenied(admit(renamed, AdmissionRequests.nodeUpdate("n1", null, agent), change, node(n -> { })), "not: example.com/x");
         for (User other : List.of(AGENT, User.serviceAccount("gpu-system", "node-labeller", "n1"),
                 User.serviceAccount("node-labeller", "prod-node-labeller-a", "n1"))) {
-            assertFalse(admit(renamed, AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).applies(), other.username());
+            assertTrue(admit(renamed, AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).allowed(), other.username());
         }
         Installed nodeFeature = Installed.of(ManifestsTest.renderWithKubectl("../src/test/resources/kustomize/renamed-nfd-compat"),
                 "own-nodefeature");
         Map<String, Object> squat = nodeFeature("n2", "n1");
         assertDenied(admit(nodeFeature, AdmissionRequests.nodeFeature("CREATE", "n2", "gpu-system", agent), squat, null), "not n2");
-        assertFalse(admit(nodeFeature, AdmissionRequests.nodeFeature("CREATE", "n2", "gpu-system", AGENT), squat, null).applies());
+        assertTrue(admit(nodeFeature, AdmissionRequests.nodeFeature("CREATE", "n2", "gpu-system", AGENT), squat, null).allowed());
     }
 
     /** AMD's labeller writes amd.com labels on its node with the default manifests installed. */
@@ -517,13 +414,16 @@ class AdmissionPolicyTest {
                 .allowed());
     }
 
-    /** Without its ClusterRoleBinding the agent has no permission, and the policy, no parameter, does not apply. */
+    /**
+     * Without its ClusterRoleBinding the agent has no permission, and the policy, no parameter, does not apply: in this
+     * test cluster, where every user may patch nodes, the write the policy would deny is admitted.
+     */
     @Test
     void withoutTheBindingThereIsNothingToPolice() {
         Installed unbound = new Installed(BASE.policy(), BASE.binding(),
                 BASE.objects().stream().filter(o -> !o.getKind().equals("ClusterRoleBinding")).toList());
-        assertFalse(admit(unbound, AdmissionRequests.nodeUpdate("n1", null, AGENT), node(label("x.io/y", "z")), node(n -> { }))
-                .applies());
+        assertTrue(admit(unbound, AdmissionRequests.nodeUpdate("n1", null, AGENT), node(label("x.io/y", "z")), node(n -> { }))
+                .allowed());
         assertEquals(BASE.binding().getSpec().getParamRef().getName(), Manifests.ofKind(BASE.objects(),
                 io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0).getMetadata().getName(),
                 "the binding's parameter is the ClusterRoleBinding that grants the agent its permissions");
@@ -701,15 +601,20 @@ class AdmissionPolicyTest {
         wider.put(io.nodelabeller.label.WriteScope.NVIDIA_KEYS, "nvidia.com/fabric.capable,nvidia.com/gpu.deploy.driver,"
                 + "nvidia.com/cc.mode,network.nvidia.com/x");
         wider.put(io.nodelabeller.label.WriteScope.DENIED_KEYS, "secret\n^team\\.");
+        // each install in force once (the keys of one scope together): an install changes on the server in about a second
         for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider)) {
             Installed policy = BASE.withScope(annotations);
             io.nodelabeller.label.WriteScope scope = io.nodelabeller.label.WriteScope.of(annotations, "ClusterRoleBinding node-labeller");
             for (String key : keys) {
                 boolean policyAllows = admit(policy, AdmissionRequests.nodeUpdate("n1", null, AGENT),
-                        node(label(key, "x").andThen(managed(OWNED + "," + key))), node(n -> { })).denials().isEmpty();
+                        node(label(key, "x").andThen(managed(OWNED + "," + key))), node(n -> { })).allowed();
                 boolean agentWrites = validity.problem(key, "x") == null
                         && scope.problem(io.nodelabeller.label.LabelSet.Kind.LABEL, key, gpuLabel) == null;
                 assertEquals(policyAllows, agentWrites, key + " with " + annotations);
+            }
+        }
+        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider)) {
+            for (String key : keys) {
                 for (io.nodelabeller.label.LabelSet.Kind kind : List.of(io.nodelabeller.label.LabelSet.Kind.ANNOTATION,
                         io.nodelabeller.label.LabelSet.Kind.EXTENDED_RESOURCE)) {
                     String list = kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? NodePatch.MANAGED_ANNOTATIONS
@@ -721,7 +626,7 @@ class AdmissionPolicyTest {
                     Installed outputs = WITH_TAINTS_AND_RESOURCES.withScope(withOutputs(annotations));
                     boolean allows = admit(outputs, AdmissionRequests.nodeUpdate("n1",
                             kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? null : "status", AGENT),
-                            node(write), node(n -> { })).denials().isEmpty();
+                            node(write), node(n -> { })).allowed();
                     boolean writes = validity.problem(kind, key, kind == io.nodelabeller.label.LabelSet.Kind.ANNOTATION ? "x" : "1") == null
                             && io.nodelabeller.label.WriteScope.of(withOutputs(annotations), "x").problem(kind, key, gpuLabel) == null;
                     assertEquals(allows, writes, kind + " " + key + " with " + annotations);
@@ -731,12 +636,16 @@ class AdmissionPolicyTest {
         // every GPU label the agent documents is on the policy's list, and the list holds nothing else
         for (io.nodelabeller.label.LabelDoc doc : docs) {
             String key = doc.exampleKey();
-            assertTrue(agentUpdates(label(key, "x").andThen(managed(OWNED + "," + key))).denials().isEmpty(), key);
+            assertTrue(agentUpdates(label(key, "x").andThen(managed(OWNED + "," + key))).allowed(), key);
         }
         for (Installed policy : List.of(BASE, NODE_FEATURE)) {
             String literal = policy.policy().getSpec().getVariables().stream().filter(v -> v.getName().equals("gpuLabels"))
                     .findFirst().orElseThrow().getExpression();
-            Map<?, ?> listed = (Map<?, ?>) eval(literal, Map.of(), new ArrayList<>());
+            Map<String, Boolean> listed = new TreeMap<>();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("'(nvidia\\.com/[^']+)': true").matcher(literal);
+            while (m.find()) {
+                listed.put(m.group(1), true);
+            }
             for (Object key : listed.keySet()) {
                 assertTrue(docs.stream().anyMatch(d -> !d.key().contains("<") && d.key().equals(key)), key + " is not a documented GPU label");
             }
@@ -843,7 +752,7 @@ class AdmissionPolicyTest {
         assertDenied(agentUpdates(n -> map(n, "spec").put("unschedulable", true)), "may not change a node's spec");
         assertDenied(agentUpdates(n -> map(n, "spec").put("podCIDR", "10.0.0.0/24")), "may not change a node's spec");
         assertDenied(agentUpdates(n -> map(n, "spec").put("providerID", "aws:///x")), "may not change a node's spec");
-        assertDenied(agentUpdates(n -> map(n, "metadata").put("finalizers", List.of("x"))), "finalizers or owner references");
+        assertDenied(agentUpdates(n -> map(n, "metadata").put("finalizers", List.of("example.com/x"))), "finalizers or owner references");
         assertDenied(agentUpdates(annotation("other.io/x", "y")), "not: other.io/x");
         assertDenied(agentUpdates(annotation("volumes.kubernetes.io/controller-managed-attach-detach", null)),
                 "change or remove only its tracking annotations and the annotations listed in node-labeller.io/managed-annotations"
@@ -879,61 +788,45 @@ class AdmissionPolicyTest {
         assertFalse(d.errors().isEmpty(), "denied by the set's duplicate key");
     }
 
-    // ---- cost: linear in the keys a node carries ----
+    // ---- cost: the server's limits hold for a node with thousands of keys ----
 
     /**
-     * The whole policy — every variable and validation together, whichever expression kube-apiserver charges a
-     * variable to — stays below the limit of one expression, on a node with 3,000 owned labels, for the agent's first
-     * labelling, a change in the steady state, the take-over of 3,000 of nfd-master's labels and the removal of them
-     * all; and the cost grows linearly (3,000 keys cost about three times what 1,000 cost, not nine times). A check like
-     * {@code x in list} inside a filter over a list would cost the square of the keys (about 9,000,000 at 3,000 keys).
+     * kube-apiserver refuses a request when one expression exceeds its per-call cost limit, or the policy its per-request
+     * budget. On a node with 3,000 owned labels (and 4,500) the agent's first labelling, a change in the steady state and
+     * the removal of them all are each admitted, and so is the take-over of 3,000 of nfd-master's labels. (A check like
+     * {@code x in list} inside a filter over a list would cost the square of the keys and be refused here.) The node's
+     * annotations (262,144 bytes in all) bound the keys: at 4,500 keys of 49 characters the tracking list is 225,000
+     * bytes, and nfd-master's list of as many keys beside it would not fit.
      */
     @Test
-    void costStaysLinearInTheOwnedKeys() {
-        Map<String, Long> at1000 = worstCosts(1000);
-        Map<String, Long> at3000 = worstCosts(3000);
-        for (Map.Entry<String, Long> e : at3000.entrySet()) {
-            String scenario = e.getKey();
-            assertTrue(e.getValue() < CelCost.PER_CALL_LIMIT, scenario + ": the whole policy " + e.getValue());
-            assertTrue(e.getValue() < 4.0 * at1000.get(scenario), scenario + ": " + at1000.get(scenario) + " at 1,000 keys, "
-                    + e.getValue() + " at 3,000");
+    void writesOnANodeWithThousandsOfKeysStayWithinTheServersCostLimits() {
+        for (int n : List.of(3000, 4500)) {
+            SortedMap<String, String> labels = new TreeMap<>();
+            for (int i = 0; i < n; i++) {
+                labels.put(String.format("feature.node.kubernetes.io/pci-%04d_10de.present", i), "true");
+            }
+            Map<String, Object> bare = node(x -> {
+                map(x, "metadata").remove("labels");
+                map(x, "metadata").remove("annotations");
+            });
+            Map<String, Object> labelled = agentWrites(BASE, bare, NodePatch.Desired.labels(labels));
+            SortedMap<String, String> oneChanged = new TreeMap<>(labels);
+            oneChanged.put(labels.firstKey(), "false");
+            agentWrites(BASE, labelled, NodePatch.Desired.labels(oneChanged));
+            agentWrites(BASE, labelled, NodePatch.Desired.labels(new TreeMap<>()));
+            if (n > 3000) {
+                continue;
+            }
+            Map<String, Object> nfdOwned = copy(labelled);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> annotations = (Map<String, Object>) ((Map<String, Object>) nfdOwned.get("metadata")).get("annotations");
+            annotations.remove(NodePatch.MANAGED_ANNOTATION);
+            annotations.put(NodePatch.NFD_LABELS, String.join(",", labels.keySet().stream()
+                    .map(k -> k.substring("feature.node.kubernetes.io/".length())).toList()));
+            Map<String, Object> taken = agentWrites(BASE, nfdOwned, NodePatch.Desired.labels(labels));
+            assertEquals(n, ((String) ((Map<?, ?>) ((Map<?, ?>) taken.get("metadata")).get("annotations"))
+                    .get(NodePatch.MANAGED_ANNOTATION)).split(",").length, "taken over");
         }
-        System.out.println("admission policy, the whole policy's cost at 1,000 / 3,000 owned labels: " + at1000 + " / " + at3000);
-    }
-
-    /** Scenario → the cost of the whole policy at {@code n} owned labels. */
-    private static Map<String, Long> worstCosts(int n) {
-        SortedMap<String, String> labels = new TreeMap<>();
-        for (int i = 0; i < n; i++) {
-            labels.put(String.format("feature.node.kubernetes.io/pci-%04d_10de.present", i), "true");
-        }
-        Map<String, Object> bare = node(x -> {
-            map(x, "metadata").remove("labels");
-            map(x, "metadata").remove("annotations");
-        });
-        Map<String, Long> out = new LinkedHashMap<>();
-        out.put("first labelling", measure(bare, NodePatch.Desired.labels(labels)));
-        Map<String, Object> labelled = agentWrites(BASE, bare, NodePatch.Desired.labels(labels));
-        SortedMap<String, String> oneChanged = new TreeMap<>(labels);
-        oneChanged.put(labels.firstKey(), "false");
-        out.put("steady state", measure(labelled, NodePatch.Desired.labels(oneChanged)));
-        out.put("removal of all", measure(labelled, NodePatch.Desired.labels(new TreeMap<>())));
-        Map<String, Object> nfdOwned = copy(labelled);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> annotations = (Map<String, Object>) ((Map<String, Object>) nfdOwned.get("metadata")).get("annotations");
-        annotations.remove(NodePatch.MANAGED_ANNOTATION);
-        annotations.put(NodePatch.NFD_LABELS, String.join(",", labels.keySet().stream()
-                .map(k -> k.substring("feature.node.kubernetes.io/".length())).toList()));
-        out.put("take-over from nfd-master", measure(nfdOwned, NodePatch.Desired.labels(labels)));
-        return out;
-    }
-
-    /** The agent's next write from {@code node} towards {@code desired}: admitted; the cost of the whole policy. */
-    private static long measure(Map<String, Object> node, NodePatch.Desired desired) {
-        NodePatch.Plan plan = NodePatch.plan(asPatchNode(node), desired);
-        Decision d = admit(BASE, AdmissionRequests.nodeUpdate("n1", null, AGENT), patched(node, plan.node()), node);
-        assertAllowed(d);
-        return d.costs().values().stream().mapToLong(Long::longValue).sum();
     }
 
     // ---- nfd-compat: NodeFeature objects name the node nfd-master labels ----
@@ -983,10 +876,11 @@ class AdmissionPolicyTest {
         assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("node-labeller-gpu-n1", "n1"),
                 nodeFeature("node-labeller-gpu-n1", "n2")), "of another node");
         // re-pointing another node's object at itself, or changing it
-        assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("n2", "n1"), nodeFeature("n2", "n2")), "of another node (n2");
+        // (the server reports the first validation that fails: the new object's name)
+        assertDenied(writeNodeFeature("UPDATE", AGENT, nodeFeature("n2", "n1"), nodeFeature("n2", "n2")), "not n2 for 'n1'");
         assertDenied(writeNodeFeature("DELETE", AGENT, null, nodeFeature("n2", "n2")), "of another node (n2");
         assertDenied(writeNodeFeature("CREATE", AGENT_UNBOUND, nodeFeature("n1", "n1"), null), "not a pod-bound token");
-        assertFalse(writeNodeFeature("CREATE", User.serviceAccount("nfd", "nfd-worker", "n2"), nodeFeature("n2", "n2"), null).applies());
+        assertTrue(writeNodeFeature("CREATE", User.serviceAccount("nfd", "nfd-worker", "n2"), nodeFeature("n2", "n2"), null).allowed());
     }
 
     /** The labels of a NodeFeature pass the node policy's allowlist: nfd-master would apply them. */

@@ -106,7 +106,7 @@ class HelmChartTest {
                 .andThen(AdmissionPolicyTest.annotation(bBooks.taints(), "example.com/dedicated:NoSchedule"))
                 .andThen(n -> AdmissionPolicyTest.map(n, "spec").put("taints", List.of(Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"),
                         Map.of("key", "example.com/dedicated", "effect", "NoSchedule")))));
-        assertFalse(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before).applies());
+        assertTrue(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before).allowed());
         AdmissionPolicyTest.assertAllowed(AdmissionPolicyTest.admit(policyB, AdmissionRequests.nodeUpdate("n1", null, agentB), bWrites, before));
         AdmissionPolicyTest.assertDenied(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, agentA), bWrites, before),
                 "not: example.com/rack");
@@ -115,10 +115,10 @@ class HelmChartTest {
                 AdmissionRequests.User.serviceAccount("calico-system", "calico-node", "n1"),
                 AdmissionRequests.User.serviceAccount("node-feature-discovery", "nfd-master", "n1"))) {
             Map<String, Object> write = AdmissionPolicyTest.node(n -> {
-                AdmissionPolicyTest.map(n, "spec").put("podCIDR", "10.244.9.0/24");
+                AdmissionPolicyTest.map(n, "spec").put("podCIDR", "10.244.9.0/24"); // set once, from none
                 AdmissionPolicyTest.map(n, "spec").put("taints", List.of(Map.of("key", "node.kubernetes.io/not-ready", "effect", "NoExecute")));
             });
-            assertFalse(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, controller), write, before).applies(),
+            assertTrue(AdmissionPolicyTest.admit(policyA, AdmissionRequests.nodeUpdate("n1", null, controller), write, before).allowed(),
                     controller.username());
         }
     }
@@ -191,9 +191,10 @@ class HelmChartTest {
         // the policy restricts the account the agent uses: its parameter is this binding
         AdmissionPolicyTest.Installed policy = AdmissionPolicyTest.Installed.of(helm, "own-node-labels");
         assertEquals(binding.getMetadata().getName(), policy.binding().getSpec().getParamRef().getName());
-        assertTrue(AdmissionPolicyTest.admit(policy, AdmissionRequests.nodeUpdate("n1", null,
+        AdmissionPolicyTest.assertDenied(AdmissionPolicyTest.admit(policy, AdmissionRequests.nodeUpdate("n1", null,
                 AdmissionRequests.User.serviceAccount("infra", "gpu-node-labeller", "n1")),
-                AdmissionPolicyTest.node(n -> { }), AdmissionPolicyTest.node(n -> { })).applies());
+                AdmissionPolicyTest.node(AdmissionPolicyTest.label("example.com/x", "1")), AdmissionPolicyTest.node(n -> { })),
+                "not: example.com/x");
 
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> template(
                 Map.of("serviceAccount.create", false)));

@@ -124,7 +124,7 @@ class InstallPolicyTest {
                     AdmissionPolicyTest.nodeFeature("n1", "n1"), null));
             for (User other : others) {
                 if (!other.username().equals(agent.username())) {
-                    assertFalse(admit(policy, AdmissionRequests.nodeFeature("CREATE", "n2", "x", other), squat, null).applies(),
+                    assertTrue(admit(policy, AdmissionRequests.nodeFeature("CREATE", "n2", "x", other), squat, null).allowed(),
                             other.username());
                 }
             }
@@ -145,7 +145,7 @@ class InstallPolicyTest {
         assertDenied(admit(policy, AdmissionRequests.nodeUpdate("n1", null, agent), change, node(n -> { })), "not: example.com/x");
         for (User other : others) {
             if (!other.username().equals(agent.username())) {
-                assertFalse(admit(policy, AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).applies(),
+                assertTrue(admit(policy, AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).allowed(),
                         other.username());
             }
         }
@@ -184,8 +184,8 @@ class InstallPolicyTest {
                 .withApiGroup("rbac.authorization.k8s.io").build());
         User member = User.serviceAccount("gpu-tools", "anything", "n1");
         assertDenied(admit(group, AdmissionRequests.nodeUpdate("n1", null, member), change, node(n -> { })), "not: example.com/x");
-        assertFalse(admit(group, AdmissionRequests.nodeUpdate("n1", null, User.kubelet("n1")), change, node(n -> { })).applies());
-        assertFalse(admit(group, AdmissionRequests.nodeUpdate("n1", null, AdmissionPolicyTest.AGENT), change, node(n -> { })).applies(),
+        assertTrue(admit(group, AdmissionRequests.nodeUpdate("n1", null, User.kubelet("n1")), change, node(n -> { })).allowed());
+        assertTrue(admit(group, AdmissionRequests.nodeUpdate("n1", null, AdmissionPolicyTest.AGENT), change, node(n -> { })).allowed(),
                 "the account the binding no longer binds");
         Installed user = withSubjects(base, new SubjectBuilder().withKind("User").withName("labeller@example.com")
                 .withApiGroup("rbac.authorization.k8s.io").build());
@@ -220,7 +220,7 @@ class InstallPolicyTest {
         Installed b = Installed.of(renderRenamed("base", "prefix"), "own-node-labels");
         User agentB = User.serviceAccount("node-labeller", "team-a-node-labeller", "n1");
         Bookkeeping booksB = Bookkeeping.of("team-a-node-labeller");
-        assertFalse(admit(A, AdmissionRequests.nodeUpdate("n1", null, agentB), node(n -> { }), node(n -> { })).applies());
+        assertTrue(admit(A, AdmissionRequests.nodeUpdate("n1", null, agentB), node(label("example.com/x", "1")), node(n -> { })).allowed());
         Map<String, Object> start = node(n -> {
             map(n, "metadata").remove("labels");
             map(n, "metadata").remove("annotations");
@@ -261,7 +261,7 @@ class InstallPolicyTest {
         User agentB = User.serviceAccount("labellers", "b-node-labeller", "n1");
         Bookkeeping booksA = Bookkeeping.of("a-node-labeller");
         Bookkeeping booksB = Bookkeeping.of("b-node-labeller");
-        assertFalse(admit(releases.get("a"), AdmissionRequests.nodeUpdate("n1", null, agentB), node(n -> { }), node(n -> { })).applies());
+        assertTrue(admit(releases.get("a"), AdmissionRequests.nodeUpdate("n1", null, agentB), node(label("example.com/x", "1")), node(n -> { })).allowed());
         Map<String, Object> start = node(n -> {
             map(n, "metadata").remove("labels");
             map(n, "metadata").remove("annotations");

@@ -52,6 +52,9 @@ import java.util.stream.Stream;
 public final class ControlPlane {
 
     private static final Map<String, ControlPlane> SHARED = new HashMap<>();
+    /** The users with a static token (user → groups): kubelets as their client certificates name them, a person. */
+    private static final Map<String, String> STATIC_USERS = Map.of("system:node:n1", "system:nodes",
+            "system:node:n2", "system:nodes", "labeller@example.com", "");
     private static final Duration READY = Duration.ofSeconds(60);
 
     private final Path bin;
@@ -150,7 +153,10 @@ public final class ControlPlane {
         int peerPort = freePort();
         write("sa.key", pem("PRIVATE KEY", keys.getPrivate().getEncoded()));
         write("sa.pub", pem("PUBLIC KEY", keys.getPublic().getEncoded()));
-        write("tokens.csv", adminToken + ",test-admin,test-admin,\"system:masters\"\n");
+        StringBuilder tokens = new StringBuilder(adminToken + ",test-admin,test-admin,\"system:masters\"\n");
+        STATIC_USERS.forEach((user, groups) -> tokens.append(staticToken(user)).append(',').append(user).append(',').append(user)
+                .append(",\"").append(groups).append("\"\n"));
+        write("tokens.csv", tokens.toString());
         etcd = launch("etcd", List.of(bin.resolve("etcd").toString(), "--data-dir", dir.resolve("etcd").toString(),
                 "--name", "default", "--listen-client-urls", "http://127.0.0.1:" + etcdPort,
                 "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
@@ -302,6 +308,11 @@ public final class ControlPlane {
             admin = client(adminToken);
         }
         return admin;
+    }
+
+    /** The static token of {@code user} (a kubelet "system:node:n1" or "n2", "labeller@example.com"), or null. */
+    public String staticToken(String user) {
+        return STATIC_USERS.containsKey(user) ? "static-" + Integer.toHexString(user.hashCode()) + "-" + adminToken : null;
     }
 
     /** A new client that authenticates with {@code token}; the caller closes it. */
