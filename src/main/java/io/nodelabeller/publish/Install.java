@@ -78,7 +78,9 @@ public final class Install {
         Retrying.Run run = retrying.start(subject, reads, f -> { }, status -> switch (status) {
             case 404 -> " (the install's ClusterRoleBinding, named by --instance / NODE_LABELLER_INSTANCE, is missing:"
                     + " its admission policies would not apply)";
-            case 403 -> " (RBAC: the install's ClusterRole grants get on its own ClusterRoleBinding)";
+            case 403 -> " (RBAC: the install's ClusterRole grants get on its own ClusterRoleBinding, and only while that"
+                    + " binding, named by --instance / NODE_LABELLER_INSTANCE, exists: without it its admission policies would"
+                    + " not apply)";
             default -> "";
         });
         GenericKubernetesResource crb = run.call(() -> api.get(PATH + bookkeeping.instance(), GenericKubernetesResource.class));

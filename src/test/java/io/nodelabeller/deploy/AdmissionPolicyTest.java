@@ -2,17 +2,9 @@ package io.nodelabeller.deploy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cel.bundle.Cel;
-import dev.cel.bundle.CelFactory;
-import dev.cel.common.CelValidationResult;
-import dev.cel.common.types.SimpleType;
-import dev.cel.extensions.CelExtensions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.Validation;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.Variable;
-import io.fabric8.zjsonpatch.JsonPatch;
 import io.nodelabeller.deploy.AdmissionRequests.User;
 import io.nodelabeller.publish.NodePatch;
 import org.junit.jupiter.api.Test;
@@ -166,22 +158,6 @@ class AdmissionPolicyTest {
         return ServerJudge.shared().admit(installed, request, object, oldObject);
     }
 
-    /** ObjectMeta's labels, annotations, finalizers, ownerReferences and managedFields are omitempty: an empty one is absent. */
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> omitEmptyMeta(Map<String, Object> object) {
-        if (object == null) {
-            return null;
-        }
-        Map<String, Object> copy = new LinkedHashMap<>(object);
-        Map<String, Object> meta = new LinkedHashMap<>((Map<String, Object>) copy.get("metadata"));
-        for (String key : List.of("labels", "annotations", "finalizers", "ownerReferences", "managedFields")) {
-            Object value = meta.remove(key);
-            AdmissionRequests.putOmitEmpty(meta, key, value);
-        }
-        copy.put("metadata", meta);
-        return copy;
-    }
-
     static Map<String, Object> node(Consumer<Map<String, Object>> change) {
         try {
             Map<String, Object> n = Kustomize.YAML.readValue(NODE, new TypeReference<Map<String, Object>>() { });
@@ -303,26 +279,6 @@ class AdmissionPolicyTest {
             }
             return m;
         }).toList()).toString();
-    }
-
-    /** {@code node} with RFC 6902 {@code ops} applied (empty maps and lists dropped, as the API server stores none). */
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> patched(Map<String, Object> node, List<NodePatch.Op> ops) {
-        JsonNode patch = Kustomize.YAML.valueToTree(ops.stream().map(op -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("op", op.op());
-            m.put("path", op.path());
-            if (!op.op().equals("remove")) {
-                m.put("value", op.value());
-            }
-            return m;
-        }).toList());
-        Map<String, Object> out = Kustomize.YAML.convertValue(JsonPatch.apply(patch, Kustomize.YAML.valueToTree(node)), Map.class);
-        Map<String, Object> meta = (Map<String, Object>) out.get("metadata");
-        meta.values().removeIf(v -> v instanceof Map<?, ?> m && m.isEmpty());
-        meta.put("resourceVersion", String.valueOf(Long.parseLong((String) meta.get("resourceVersion")) + 1));
-        ((Map<String, Object>) out.getOrDefault("spec", new HashMap<>())).values().removeIf(v -> v instanceof List<?> l && l.isEmpty());
-        return out;
     }
 
     /**
@@ -595,14 +551,18 @@ class AdmissionPolicyTest {
                 "profile.node.kubernetes.io/gpu-workstation", "feature.node.kubernetes.io/Upgrade", "example.com/rack",
                 "team.example.com/rack", "example.org/x", "vendor.example.com/accelerator", "sgx.intel.com/epc",
                 "node-labeller.io/x", "kubernetes.io/hostname", "node-role.kubernetes.io/gpu", "feature.node.kubernetes.io/secret-x",
-                "evilnvidia.com/x", "nvidia.com.evil.io/x");
+                "evilnvidia.com/x", "nvidia.com.evil.io/x", "node-restriction.kubernetes.io/x", "example.io/x",
+                "team-a.node-labeller.io/managed-labels", "node.kubernetes.io/unschedulable", "x.k8s.io/y");
         Map<String, String> wider = new java.util.HashMap<>(base().crb().getMetadata().getAnnotations());
         wider.put(io.nodelabeller.label.WriteScope.LABEL_DOMAINS, "example.com, *.intel.com,nvidia.com,k8s.io");
         wider.put(io.nodelabeller.label.WriteScope.NVIDIA_KEYS, "nvidia.com/fabric.capable,nvidia.com/gpu.deploy.driver,"
                 + "nvidia.com/cc.mode,network.nvidia.com/x");
         wider.put(io.nodelabeller.label.WriteScope.DENIED_KEYS, "secret\n^team\\.");
+        // a parent of reserved domains: it opens its other subdomains, never a reserved one
+        Map<String, String> parents = new java.util.HashMap<>(base().crb().getMetadata().getAnnotations());
+        parents.put(io.nodelabeller.label.WriteScope.LABEL_DOMAINS, "io, *.com");
         // each install in force once (the keys of one scope together): an install changes on the server in about a second
-        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider)) {
+        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider, parents)) {
             Installed policy = BASE.withScope(annotations);
             io.nodelabeller.label.WriteScope scope = io.nodelabeller.label.WriteScope.of(annotations, "ClusterRoleBinding node-labeller");
             for (String key : keys) {
@@ -613,7 +573,7 @@ class AdmissionPolicyTest {
                 assertEquals(policyAllows, agentWrites, key + " with " + annotations);
             }
         }
-        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider)) {
+        for (Map<String, String> annotations : List.of(base().crb().getMetadata().getAnnotations(), wider, parents)) {
             for (String key : keys) {
                 for (io.nodelabeller.label.LabelSet.Kind kind : List.of(io.nodelabeller.label.LabelSet.Kind.ANNOTATION,
                         io.nodelabeller.label.LabelSet.Kind.EXTENDED_RESOURCE)) {
@@ -659,6 +619,37 @@ class AdmissionPolicyTest {
         out.put(io.nodelabeller.label.WriteScope.TAINTS, "true");
         out.put(io.nodelabeller.label.WriteScope.EXTENDED_RESOURCES, "true");
         return out;
+    }
+
+    /**
+     * A write scope that names a parent domain ({@code io}, {@code *.com}) opens that domain's other subdomains, never
+     * a reserved one: the policy checks each key's own domain, as the agent does. Labels, annotations, another
+     * install's tracking annotation, taints and a NodeFeature's labels.
+     */
+    @Test
+    void aParentDomainInTheScopeOpensNoReservedDomain() {
+        Map<String, String> parents = new java.util.HashMap<>(withOutputs(base().crb().getMetadata().getAnnotations()));
+        parents.put(io.nodelabeller.label.WriteScope.LABEL_DOMAINS, "io, *.com");
+        Installed policy = WITH_TAINTS_AND_RESOURCES.withScope(parents);
+        for (String key : List.of("node-restriction.kubernetes.io/x", "node-role.kubernetes.io/gpu", "network.nvidia.com/operator.mofed.wait",
+                "x.k8s.io/y")) {
+            assertDenied(admit(policy, AdmissionRequests.nodeUpdate("n1", null, AGENT), node(label(key, "x")
+                    .andThen(managed(OWNED + "," + key))), node(n -> { })), "not: " + key);
+        }
+        assertAllowed(admit(policy, AdmissionRequests.nodeUpdate("n1", null, AGENT), node(label("example.io/x", "1")
+                .andThen(managed(OWNED + ",example.io/x"))), node(n -> { })));
+        String tracking = "team-a.node-labeller.io/managed-labels";
+        assertDenied(admit(policy, AdmissionRequests.nodeUpdate("n1", null, AGENT), node(annotation(tracking, "example.io/x")
+                .andThen(annotation(NodePatch.MANAGED_ANNOTATIONS, tracking))), node(n -> { })), "not: " + tracking);
+        assertStopped("not: node.kubernetes.io/unschedulable", policy, node(n -> { }), Step.node(annotation(NodePatch.MANAGED_TAINTS,
+                "node.kubernetes.io/unschedulable:NoSchedule").andThen(n -> map(n, "spec").put("taints", List.of(
+                Map.of("key", "nvidia.com/gpu", "effect", "NoSchedule"),
+                Map.of("key", "node.kubernetes.io/unschedulable", "effect", "NoSchedule"))))));
+        Installed features = NODE_FEATURE.withScope(parents);
+        assertDenied(admit(features, AdmissionRequests.nodeFeature("CREATE", "n1", "node-labeller", AGENT),
+                nodeFeature("n1", "n1", Map.of("node-role.kubernetes.io/gpu", "")), null), "not: node-role.kubernetes.io/gpu");
+        assertAllowed(admit(features, AdmissionRequests.nodeFeature("CREATE", "n1", "node-labeller", AGENT),
+                nodeFeature("n1", "n1", Map.of("example.io/x", "1")), null));
     }
 
     @Test

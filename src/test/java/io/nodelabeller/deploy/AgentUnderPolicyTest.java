@@ -1,12 +1,6 @@
 package io.nodelabeller.deploy;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.nodelabeller.cli.Cli;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
@@ -15,12 +9,11 @@ import io.nodelabeller.publish.Install;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.PublishEvents;
 import io.nodelabeller.publish.PublishException;
+import io.nodelabeller.testing.ControlPlane;
 import io.nodelabeller.testing.Hosts;
-import io.nodelabeller.testing.TestKubeconfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -33,29 +26,34 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The agent of an install against an API server that enforces that install's admission policy
- * ({@link PolicedNodeDispatcher}), with the install's ClusterRoleBinding as the shipped manifests create it: what its
- * configuration makes it produce is written, a key outside the install's write scope is dropped before anything is
- * sent, with one warning that names it and the setting, and the rest of the patch lands; a changed scope is picked up.
+ * The agent of an install against a real kube-apiserver that enforces that install's admission policy, with the
+ * install's objects as the shipped manifests create them ({@link ServerJudge}) and the agent's credentials as its
+ * DaemonSet pod gets them (a service-account token bound to a Pod on its node): what its configuration makes it
+ * produce is written, a key outside the install's write scope is dropped before anything is sent, with one warning
+ * that names it and the setting, and the rest of the patch lands; a changed scope is picked up.
  */
 class AgentUnderPolicyTest {
 
     @TempDir
     Path tmp;
 
-    private static KubernetesMockServer server(PolicedNodeDispatcher dispatcher) {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
-        return server;
+    /** A kubeconfig with the agent's pod-bound token for {@code node} (a fresh node of this test). */
+    private Path agentKubeconfig(String node) throws java.io.IOException {
+        ControlPlane cp = ServerJudge.shared().controlPlane();
+        cp.admin().nodes().withName(node).delete();
+        cp.admin().nodes().withName(node).waitUntilCondition(n -> n == null, 30, java.util.concurrent.TimeUnit.SECONDS);
+        return cp.kubeconfig(tmp, node, cp.podBoundToken("node-labeller", "node-labeller", node));
     }
 
-    /** The base install's ClusterRoleBinding, as rendered, created in the server. */
-    private static ClusterRoleBinding createBinding(KubernetesClient client, Map<String, String> extraAnnotations) {
-        ClusterRoleBinding crb = AdmissionPolicyTest.base().crb();
-        Map<String, String> annotations = new TreeMap<>(crb.getMetadata().getAnnotations());
+    /** The base install, its ClusterRoleBinding annotated with {@code extraAnnotations} on top of the shipped scope. */
+    private static AdmissionPolicyTest.Installed base(Map<String, String> extraAnnotations) {
+        Map<String, String> annotations = new TreeMap<>(AdmissionPolicyTest.base().crb().getMetadata().getAnnotations());
         annotations.putAll(extraAnnotations);
-        return client.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder(crb)
-                .editMetadata().withAnnotations(annotations).endMetadata().build()).create();
+        return AdmissionPolicyTest.BASE.withScope(annotations);
+    }
+
+    private static Map<String, String> labels(String node) {
+        return new TreeMap<>(ServerJudge.shared().admin().nodes().withName(node).get().getMetadata().getLabels());
     }
 
     /**
@@ -65,51 +63,38 @@ class AgentUnderPolicyTest {
      */
     @Test
     void theGpuServersLabelsAreWrittenAndOnlyWhatIsOutsideTheScopeIsLeftOut() throws Exception {
-        PolicedNodeDispatcher dispatcher = new PolicedNodeDispatcher(AdmissionPolicyTest.BASE, AdmissionPolicyTest.AGENT);
-        KubernetesMockServer server = server(dispatcher);
-        try (KubernetesClient client = server.createClient()) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-1").addToLabels("kubernetes.io/hostname", "gpu-1")
-                    .endMetadata().build()).create();
-            createBinding(client, Map.of());
-            String kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString();
-            Cli.Result first = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "gpu-1",
-                    "--kubeconfig", kubeconfig, "--instance", "node-labeller", "--no-timestamp");
-            assertEquals(0, first.code(), first.err());
-            assertEquals(List.of(), dispatcher.refused());
-            // what print shows for that host, less the keys outside the scope (the kubelet's hostname label stays)
-            Map<String, String> printed = Cli.run("print", "--host-root", Hosts.root("gpu-server").toString(),
-                    "--no-timestamp").labels();
-            assertTrue(printed.size() > 50 && printed.containsKey("example.com/rack"), printed.toString());
-            Map<String, String> expected = new TreeMap<>(printed);
-            expected.keySet().removeIf(k -> k.startsWith("example.com/"));
-            expected.put("kubernetes.io/hostname", "gpu-1");
-            Map<String, String> labels = client.nodes().withName("gpu-1").get().getMetadata().getLabels();
-            assertEquals(expected, new TreeMap<>(labels));
-            // one line names what is left out and the setting (the host has no NVML: the nvidia source's own warning)
-            List<String> dropped = first.err().lines().filter(l -> l.contains("not written, outside what this install may write"))
-                    .toList();
-            assertEquals(1, dropped.size(), first.err());
-            assertTrue(dropped.get(0).contains(" WARN "), dropped.get(0));
-            assertTrue(dropped.get(0).contains("label example.com/rack (domain 'example.com' is not in the write scope"
-                    + " (node-labeller.io/label-domains on ClusterRoleBinding node-labeller))"), dropped.get(0));
-            assertTrue(dropped.get(0).contains("label example.com/datacenter"), dropped.get(0));
+        ServerJudge judge = ServerJudge.shared();
+        judge.install(base(Map.of()));
+        String kubeconfig = agentKubeconfig("aup-gpu-1").toString();
+        Cli.Result first = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "aup-gpu-1",
+                "--kubeconfig", kubeconfig, "--instance", "node-labeller", "--no-timestamp");
+        assertEquals(0, first.code(), first.err());
+        // what print shows for that host, less the keys outside the scope (the kubelet's hostname label stays)
+        Map<String, String> printed = Cli.run("print", "--host-root", Hosts.root("gpu-server").toString(),
+                "--no-timestamp").labels();
+        assertTrue(printed.size() > 50 && printed.containsKey("example.com/rack"), printed.toString());
+        Map<String, String> expected = new TreeMap<>(printed);
+        expected.keySet().removeIf(k -> k.startsWith("example.com/"));
+        expected.put("kubernetes.io/hostname", "aup-gpu-1");
+        assertEquals(expected, labels("aup-gpu-1"));
+        // one line names what is left out and the setting (the host has no NVML: the nvidia source's own warning)
+        List<String> dropped = first.err().lines().filter(l -> l.contains("not written, outside what this install may write"))
+                .toList();
+        assertEquals(1, dropped.size(), first.err());
+        assertTrue(dropped.get(0).contains(" WARN "), dropped.get(0));
+        assertTrue(dropped.get(0).contains("label example.com/rack (domain 'example.com' is not in the write scope"
+                + " (node-labeller.io/label-domains on ClusterRoleBinding node-labeller))"), dropped.get(0));
+        assertTrue(dropped.get(0).contains("label example.com/datacenter"), dropped.get(0));
+        assertTrue(first.err().lines().noneMatch(l -> l.contains(" 403 ") || l.contains("denied request")), first.err());
 
-            // the operator adds the domain to the install's scope: the agent and the policy both see it
-            ClusterRoleBinding crb = client.rbac().clusterRoleBindings().withName("node-labeller").get();
-            crb.getMetadata().getAnnotations().put(WriteScope.LABEL_DOMAINS, "example.com");
-            client.rbac().clusterRoleBindings().resource(crb).update();
-            // the API server's policy reads the edited binding too
-            dispatcher.judgeWith(AdmissionPolicyTest.BASE.withScope(crb.getMetadata().getAnnotations()));
-            Cli.Result second = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "gpu-1",
-                    "--kubeconfig", kubeconfig, "--instance", "node-labeller", "--no-timestamp");
-            assertEquals(0, second.code(), second.err());
-            assertEquals(List.of(), dispatcher.refused());
-            printed.put("kubernetes.io/hostname", "gpu-1");
-            assertEquals(printed, new TreeMap<>(client.nodes().withName("gpu-1").get().getMetadata().getLabels()));
-            assertTrue(second.err().lines().noneMatch(l -> l.contains("not written")), second.err());
-        } finally {
-            server.destroy();
-        }
+        // the operator adds the domain to the install's scope: the agent and the API server's policy both read it
+        judge.install(base(Map.of(WriteScope.LABEL_DOMAINS, "example.com")));
+        Cli.Result second = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "aup-gpu-1",
+                "--kubeconfig", kubeconfig, "--instance", "node-labeller", "--no-timestamp");
+        assertEquals(0, second.code(), second.err());
+        printed.put("kubernetes.io/hostname", "aup-gpu-1");
+        assertEquals(printed, labels("aup-gpu-1"));
+        assertTrue(second.err().lines().noneMatch(l -> l.contains("not written")), second.err());
     }
 
     /**
@@ -123,65 +108,52 @@ class AgentUnderPolicyTest {
                 io.nodelabeller.testing.FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
         String lib = io.nodelabeller.testing.FakeNvml.nvml().gpus(8, io.nodelabeller.testing.FakeNvml.a100_80gb())
                 .install(tmp.resolve("lib")).toString();
-        Map<String, String> scope = new TreeMap<>(AdmissionPolicyTest.base().crb().getMetadata().getAnnotations());
-        scope.put(WriteScope.LABEL_DOMAINS, "example.com"); // the host's features.d labels
-        PolicedNodeDispatcher dispatcher = new PolicedNodeDispatcher(AdmissionPolicyTest.BASE.withScope(scope), AdmissionPolicyTest.AGENT);
-        KubernetesMockServer server = server(dispatcher);
-        try (KubernetesClient client = server.createClient()) {
-            for (String node : List.of("gpu-1", "gpu-2")) {
-                client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).addToLabels("kubernetes.io/hostname", node)
-                        .endMetadata().build()).create();
-            }
-            createBinding(client, Map.of(WriteScope.LABEL_DOMAINS, "example.com"));
-            String kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString();
-            java.util.function.BiFunction<String, String, Cli.Result> once = (node, role) -> Cli.runWith(
-                    Map.of("NODE_LABELLER_ROLE", role), "once", "--host-root", Hosts.root("gpu-server").toString(),
-                    "--nvml-library", lib, "--node-name", node, "--kubeconfig", kubeconfig, "--instance", "node-labeller",
-                    "--no-timestamp");
-            // gpu-1: the two agents from the start, the GPU agent first (its pod may come up before the host agent's)
-            for (String role : List.of("gpu", "host", "gpu", "host")) {
-                Cli.Result r = once.apply("gpu-1", role);
-                assertEquals(0, r.code(), role + ": " + r.err());
-                assertTrue(r.err().lines().noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR ")), role + ": " + r.err());
-            }
-            // gpu-2: one agent first (the earlier layout), then the two
-            assertEquals(0, once.apply("gpu-2", "all").code());
-            Map<String, String> one = new TreeMap<>(client.nodes().withName("gpu-2").get().getMetadata().getLabels());
-            int writes = dispatcher.admitted().size();
-            assertEquals(0, once.apply("gpu-2", "host").code());
-            assertEquals(0, once.apply("gpu-2", "gpu").code());
-            assertEquals(writes, dispatcher.admitted().size(), "the hand-over writes nothing");
-            assertEquals(List.of(), dispatcher.refused());
-            one.put("kubernetes.io/hostname", "gpu-1");
-            assertEquals(one, new TreeMap<>(client.nodes().withName("gpu-1").get().getMetadata().getLabels()),
-                    "two agents give what one gave");
-            assertEquals(client.nodes().withName("gpu-2").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"),
-                    client.nodes().withName("gpu-1").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"));
-        } finally {
-            server.destroy();
+        ServerJudge.shared().install(base(Map.of(WriteScope.LABEL_DOMAINS, "example.com"))); // the host's features.d labels
+        Map<String, String> kubeconfigs = new HashMap<>();
+        for (String node : List.of("aup-gpu-1", "aup-gpu-2")) {
+            kubeconfigs.put(node, agentKubeconfig(node).toString());
         }
+        java.util.function.BiFunction<String, String, Cli.Result> once = (node, role) -> Cli.runWith(
+                Map.of("NODE_LABELLER_ROLE", role), "once", "--host-root", Hosts.root("gpu-server").toString(),
+                "--nvml-library", lib, "--node-name", node, "--kubeconfig", kubeconfigs.get(node), "--instance", "node-labeller",
+                "--no-timestamp");
+        // aup-gpu-1: the two agents from the start, the GPU agent first (its pod may come up before the host agent's)
+        for (String role : List.of("gpu", "host", "gpu", "host")) {
+            Cli.Result r = once.apply("aup-gpu-1", role);
+            assertEquals(0, r.code(), role + ": " + r.err());
+            assertTrue(r.err().lines().noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR ")), role + ": " + r.err());
+        }
+        // aup-gpu-2: one agent first (the earlier layout), then the two
+        assertEquals(0, once.apply("aup-gpu-2", "all").code());
+        var client = ServerJudge.shared().admin();
+        Map<String, String> one = labels("aup-gpu-2");
+        String version = client.nodes().withName("aup-gpu-2").get().getMetadata().getResourceVersion();
+        assertEquals(0, once.apply("aup-gpu-2", "host").code());
+        assertEquals(0, once.apply("aup-gpu-2", "gpu").code());
+        assertEquals(version, client.nodes().withName("aup-gpu-2").get().getMetadata().getResourceVersion(),
+                "the hand-over writes nothing");
+        one.put("kubernetes.io/hostname", "aup-gpu-1");
+        assertEquals(one, labels("aup-gpu-1"), "two agents give what one gave");
+        assertEquals(client.nodes().withName("aup-gpu-2").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"),
+                client.nodes().withName("aup-gpu-1").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"));
     }
 
-    /** No binding of the named install: the agent publishes nothing (its policy would not apply), and says why. */
+    /**
+     * No binding of the named install: the agent publishes nothing (its policy would not apply), and says why; RBAC,
+     * which grants it the read of its own binding only, refuses the read of another.
+     */
     @Test
     void withoutItsInstallsBindingTheAgentWritesNothing() throws Exception {
-        PolicedNodeDispatcher dispatcher = new PolicedNodeDispatcher(AdmissionPolicyTest.BASE, AdmissionPolicyTest.AGENT);
-        KubernetesMockServer server = server(dispatcher);
-        try (KubernetesClient client = server.createClient()) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-1").endMetadata().build()).create();
-            String kubeconfig = TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString();
-            Cli.Result r = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "gpu-1",
-                    "--kubeconfig", kubeconfig, "--instance", "team-a-node-labeller");
-            assertEquals(1, r.code(), r.err());
-            assertTrue(r.err().contains("ClusterRoleBinding team-a-node-labeller: GET /apis/rbac.authorization.k8s.io/v1/"
-                    + "clusterrolebindings/team-a-node-labeller: HTTP 404"), r.err());
-            assertTrue(r.err().contains("its admission policies would not apply"), r.err());
-            Node node = client.nodes().withName("gpu-1").get();
-            assertTrue(node.getMetadata().getLabels() == null || node.getMetadata().getLabels().isEmpty(), node.toString());
-            assertEquals(List.of(), dispatcher.admitted());
-        } finally {
-            server.destroy();
-        }
+        ServerJudge.shared().install(base(Map.of()));
+        String kubeconfig = agentKubeconfig("aup-gpu-3").toString();
+        String version = ServerJudge.shared().admin().nodes().withName("aup-gpu-3").get().getMetadata().getResourceVersion();
+        Cli.Result r = Cli.run("once", "--host-root", Hosts.root("gpu-server").toString(), "--node-name", "aup-gpu-3",
+                "--kubeconfig", kubeconfig, "--instance", "team-a-node-labeller");
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.err().contains("ClusterRoleBinding team-a-node-labeller: GET /apis/rbac.authorization.k8s.io/v1/"
+                + "clusterrolebindings/team-a-node-labeller: HTTP 403"), r.err());
+        assertTrue(r.err().contains("its admission policies would not apply"), r.err());
+        assertEquals(version, ServerJudge.shared().admin().nodes().withName("aup-gpu-3").get().getMetadata().getResourceVersion());
     }
 
     /** An install name that cannot prefix annotations is a usage error naming the option. */
@@ -201,39 +173,30 @@ class AgentUnderPolicyTest {
      */
     @Test
     void aNarrowedScopeIsReadAgainAfterARefusal() throws Exception {
-        Map<String, String> wide = new TreeMap<>(AdmissionPolicyTest.base().crb().getMetadata().getAnnotations());
-        wide.put(WriteScope.LABEL_DOMAINS, "example.com");
-        PolicedNodeDispatcher dispatcher = new PolicedNodeDispatcher(AdmissionPolicyTest.BASE.withScope(wide), AdmissionPolicyTest.AGENT);
-        KubernetesMockServer server = server(dispatcher);
-        try (KubernetesClient client = server.createClient()) {
-            client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
-            createBinding(client, Map.of(WriteScope.LABEL_DOMAINS, "example.com"));
+        ServerJudge judge = ServerJudge.shared();
+        judge.install(base(Map.of(WriteScope.LABEL_DOMAINS, "example.com")));
+        agentKubeconfig("aup-n1");
+        ControlPlane cp = judge.controlPlane();
+        try (KubernetesClient client = cp.client(cp.podBoundToken("node-labeller", "node-labeller", "aup-n1"))) {
             List<io.nodelabeller.label.LabelDoc> gpu = io.nodelabeller.catalog.Catalog.gpuLabels();
             Install install = Install.named(client, "node-labeller", k -> gpu.stream().anyMatch(d -> d.matches(k)),
                     NodePublisher.Settings.defaults());
-            try (NodePublisher publisher = new NodePublisher(client, "n1", NodePublisher.Settings.defaults().withWatchTimeout(null),
+            try (NodePublisher publisher = new NodePublisher(client, "aup-n1", NodePublisher.Settings.defaults().withWatchTimeout(null),
                     PublishEvents.NONE, install)) {
                 publisher.publish(labels("feature.node.kubernetes.io/a", "1", "example.com/rack", "r1"));
-                assertEquals("r1", client.nodes().withName("n1").get().getMetadata().getLabels().get("example.com/rack"));
+                assertEquals("r1", labels("aup-n1").get("example.com/rack"));
 
-                Map<String, String> narrow = new TreeMap<>(wide);
-                narrow.put(WriteScope.LABEL_DOMAINS, "");
-                ClusterRoleBinding crb = client.rbac().clusterRoleBindings().withName("node-labeller").get();
-                crb.getMetadata().setAnnotations(narrow);
-                client.rbac().clusterRoleBindings().resource(crb).update();
-                dispatcher.judgeWith(AdmissionPolicyTest.BASE.withScope(narrow));
+                judge.install(base(Map.of(WriteScope.LABEL_DOMAINS, ""))); // in force on the server when this returns
 
                 PublishException e = assertThrows(PublishException.class,
                         () -> publisher.publish(labels("feature.node.kubernetes.io/a", "1", "example.com/rack", "r2")));
                 assertEquals(403, e.status());
                 assertEquals(List.of(), install.scope().labelDomains(), "read again after the refusal");
                 publisher.publish(labels("feature.node.kubernetes.io/a", "1", "example.com/rack", "r2"));
-                Map<String, String> now = client.nodes().withName("n1").get().getMetadata().getLabels();
+                Map<String, String> now = labels("aup-n1");
                 assertFalse(now.containsKey("example.com/rack"), now.toString());
                 assertEquals("1", now.get("feature.node.kubernetes.io/a"));
             }
-        } finally {
-            server.destroy();
         }
     }
 
