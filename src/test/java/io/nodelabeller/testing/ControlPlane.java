@@ -101,7 +101,11 @@ public final class ControlPlane {
 
     /** The folder of the newest release's binaries; skips the test (fails it under CI=true) when there is none. */
     static Path binaries() {
-        Path assets = Path.of(System.getProperty("kube.assets", "../shared/kube"));
+        return binaries(Path.of(System.getProperty("kube.assets", "../shared/kube")));
+    }
+
+    /** The newest release's folder under {@code assets}; skips the test (fails it under CI=true) when there is none. */
+    static Path binaries(Path assets) {
         String arch = System.getProperty("os.arch").equals("aarch64") ? "arm64" : "amd64";
         Path found = null;
         if (Files.isDirectory(assets.resolve("k8s"))) {
