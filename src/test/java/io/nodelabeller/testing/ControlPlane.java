@@ -95,6 +95,17 @@ public final class ControlPlane {
         return cp;
     }
 
+    /** A control plane of the caller's own (a test that restarts it), which the caller stops with {@link #stop()}. */
+    public static ControlPlane start(String emulatedVersion) {
+        try {
+            ControlPlane cp = new ControlPlane(binaries(), emulatedVersion);
+            cp.start();
+            return cp;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public static ControlPlane shared() {
         return shared(null);
     }
@@ -265,7 +276,8 @@ public final class ControlPlane {
         return out.toString();
     }
 
-    private synchronized void stop() {
+    /** Stops every component and deletes its data. */
+    public synchronized void stop() {
         if (admin != null) {
             admin.close();
         }

@@ -1,0 +1,149 @@
+package io.nodelabeller.deploy;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.nodelabeller.testing.ClusterObjects;
+import io.nodelabeller.testing.ControlPlane;
+import io.nodelabeller.testing.Hosts;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code run}, as the base install's DaemonSet pod runs it (its service account's pod-bound token, the install's RBAC
+ * and admission policy, NFD's CRDs), through a restart of a real kube-apiserver: the restarted server's watch cache
+ * starts anew, so the agent's watches come back to it from a resource version it may no longer serve. The agent
+ * keeps every label through the outage, takes a NodeFeatureRule change made after the server's return with one patch,
+ * logs no ERROR and no stack trace, and stops on SIGTERM with exit 0.
+ */
+class ServerRestartTest {
+
+    private static final String NODE = "restart-1";
+    private static final String RULE_LABEL = "feature.node.kubernetes.io/rule-version";
+    private static final ResourceDefinitionContext RULES = new ResourceDefinitionContext.Builder().withGroup("nfd.k8s-sigs.io")
+            .withVersion("v1alpha1").withPlural("nodefeaturerules").withKind("NodeFeatureRule").withNamespaced(false).build();
+
+    @TempDir
+    Path tmp;
+
+    private ControlPlane cp;
+    private Process run;
+
+    @AfterEach
+    void stop() {
+        if (run != null) {
+            run.destroyForcibly();
+        }
+        if (cp != null) {
+            cp.stop();
+        }
+    }
+
+    private Map<String, String> labels() {
+        return new TreeMap<>(cp.admin().nodes().withName(NODE).get().getMetadata().getLabels());
+    }
+
+    private void await(Predicate<Map<String, String>> done, Duration limit) throws Exception {
+        long end = System.nanoTime() + limit.toNanos();
+        while (true) {
+            try {
+                if (done.test(labels())) {
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // the server is not back yet
+            }
+            assertTrue(System.nanoTime() < end, "not within " + limit + "\n" + Files.readString(tmp.resolve("run.log")));
+            assertTrue(run.isAlive(), Files.readString(tmp.resolve("run.log")));
+            Thread.sleep(200);
+        }
+    }
+
+    private void putRule(String version) {
+        GenericKubernetesResource rule = cp.admin().getKubernetesSerialization().unmarshal(
+                ClusterObjects.everyNodeRule("restart-rule", RULE_LABEL, version), GenericKubernetesResource.class);
+        cp.admin().genericKubernetesResources(RULES).resource(rule).fieldManager("kubectl").forceConflicts().serverSideApply();
+    }
+
+    @Test
+    void theAgentKeepsItsLabelsThroughARestartAndTakesTheNextChange() throws Exception {
+        cp = ControlPlane.start(null);
+        KubernetesClient admin = cp.admin();
+        List<String> refused = new ArrayList<>();
+        ServerManifestsTest.apply(admin, "NFD's CRDs", Manifests.parseAll(Files.readString(ServerManifestsTest.NFD_CRDS)), refused);
+        List<HasMetadata> install = Manifests.render("base").stream().filter(o -> !o.getKind().equals("DaemonSet")).toList();
+        ServerManifestsTest.apply(admin, "base", install, refused);
+        assertEquals(List.of(), refused);
+        putRule("v1");
+        Path kubeconfig = cp.kubeconfig(tmp, "agent", cp.podBoundToken("node-labeller", "node-labeller", NODE));
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path cfg = tmp.resolve("config.yaml");
+        Files.writeString(cfg, "core: {sleepInterval: 1s}\ndaemon: {port: %d}\npublish: {ruleChangeSpread: 0s}\n".formatted(port));
+        run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.nodelabeller.cli.Main", "run", "--node-name", NODE,
+                "--kubeconfig", kubeconfig.toString(), "--config", cfg.toString(), "--instance", "node-labeller",
+                "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system,kernel")
+                .redirectErrorStream(true).redirectOutput(tmp.resolve("run.log").toFile()).start();
+
+        await(l -> "v1".equals(l.get(RULE_LABEL)), Duration.ofSeconds(60));
+        Thread.sleep(3_000); // at rest
+        Map<String, String> before = labels();
+        assertTrue(before.containsKey("feature.node.kubernetes.io/kernel-version.full"), before.toString());
+        String version = admin.nodes().withName(NODE).get().getMetadata().getResourceVersion();
+
+        cp.restartApiServer(); // down about as long as it takes to start (a few seconds), cycles refused meanwhile
+        Thread.sleep(3_000);
+        assertEquals(before, labels(), "no label lost through the outage");
+        assertEquals(version, admin.nodes().withName(NODE).get().getMetadata().getResourceVersion(), "nothing written");
+
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        try (var watch = admin.nodes().withName(NODE).watch(new io.fabric8.kubernetes.client.Watcher<>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.Node node) {
+                if (action == Action.MODIFIED) {
+                    writes.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+            }
+        })) {
+            putRule("v2");
+            await(l -> "v2".equals(l.get(RULE_LABEL)), Duration.ofSeconds(60));
+            Thread.sleep(3_000);
+        }
+        before.put(RULE_LABEL, "v2");
+        assertEquals(before, labels(), "no label lost or changed but the rule's");
+        assertEquals(1, writes.get(), "one patch: the changed rule's label");
+
+        run.destroy(); // SIGTERM
+        assertTrue(run.waitFor(30, TimeUnit.SECONDS), "SIGTERM ends run");
+        String out = Files.readString(tmp.resolve("run.log"));
+        assertEquals(0, run.exitValue(), out);
+        assertTrue(out.contains("too old resource version"), "the node's watch came back to a 410 (else this test did not see"
+                + " what it is about): " + out);
+        assertTrue(out.lines().noneMatch(l -> l.contains(" ERROR ") || l.startsWith("\tat ") || l.contains("Exception")), out);
+        System.out.println(out);
+    }
+}
