@@ -221,7 +221,7 @@ final class ServerJudge {
                     return;
                 }
             }
-            sleep(100);
+            ControlPlane.sleep(100);
         }
         throw new IllegalStateException("the install was not in force after 30 s (canary " + key + ")\n" + cp.logs());
     }
@@ -443,14 +443,5 @@ final class ServerJudge {
 
     ControlPlane controlPlane() {
         return cp;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -403,7 +403,8 @@ public final class ControlPlane {
                 .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 
-    private static void sleep(long millis) {
+    /** Thread.sleep, an interrupt turned into an exception that fails the test. */
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
