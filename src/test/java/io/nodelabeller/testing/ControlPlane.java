@@ -335,10 +335,7 @@ public final class ControlPlane {
     public KubernetesClient client(String token) {
         Config config = new ConfigBuilder(Config.empty()).withMasterUrl(url()).withOauthToken(token)
                 .withCaCertData(Base64.getEncoder().encodeToString(caPem().getBytes(StandardCharsets.US_ASCII)))
-                .withRequestTimeout(30_000).withConnectionTimeout(10_000)
-                // HTTP/1.1: the shared administrator's client sits idle for minutes between tests, and a request on an
-                // HTTP/2 connection the server had closed in the meantime was seen to hang until its timeout
-                .withHttp2Disable(true).build();
+                .withRequestTimeout(30_000).withConnectionTimeout(10_000).build();
         return new KubernetesClientBuilder().withConfig(config).build();
     }
 
