@@ -29,7 +29,6 @@ import java.util.stream.Collectors;
 import static io.nodelabeller.deploy.Manifests.one;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -76,10 +75,7 @@ class MigrationGuideTest {
         } catch (IOException | InterruptedException e) {
             jq = false;
         }
-        if (!jq && "true".equals(System.getenv("CI"))) {
-            fail("jq is needed to run the migration guide's commands; CI=true requires it");
-        }
-        assumeTrue(jq, "jq not installed: the migration guide's commands are not run");
+        io.nodelabeller.testing.Prerequisites.require(jq, "jq not installed: the migration guide's commands are not run");
     }
 
     /** The jq program of the guide's command that contains {@code marker}: between {@code jq -r '} and the next quote. */
