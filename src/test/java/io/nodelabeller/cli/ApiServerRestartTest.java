@@ -93,11 +93,9 @@ class ApiServerRestartTest {
         Path cfg = tmp.resolve("config.yaml");
         Files.writeString(cfg, "core: {sleepInterval: 1s}\ndaemon: {port: %d}\npublish: {ruleChangeSpread: 0s}\n"
                 .formatted(port));
-        run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--node-name", NODE,
+        run = Cli.start(log(), "run", "--node-name", NODE,
                 "--kubeconfig", TestKubeconfig.write(tmp, server.url()).toString(), "--config", cfg.toString(),
-                "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system,kernel")
-                .redirectErrorStream(true).redirectOutput(log().toFile()).start();
+                "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system,kernel");
 
         awaitNode(l -> "v1".equals(l.get(RULE_LABEL)), Duration.ofSeconds(60));
         Thread.sleep(3_000); // at rest: cycles find nothing to change

@@ -35,6 +35,18 @@ public final class Cli {
         return runWith(Map.of(), args);
     }
 
+    /**
+     * Starts the CLI as a child JVM with {@code args} (the test's classpath, this environment), as a pod runs it: for
+     * {@code run} and for signals; its stdout and stderr go to {@code log}. The caller ends it.
+     */
+    public static Process start(java.nio.file.Path log, String... args) throws java.io.IOException {
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        cmd.addAll(Arrays.asList(args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
     /** Commands that load NVML (they take the common options). */
     private static final Set<String> LOADS_NVML = Set.of("print", "explain", "once", "run");
 

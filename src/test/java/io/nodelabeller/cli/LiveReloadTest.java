@@ -81,11 +81,10 @@ class LiveReloadTest {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").withLabels(nodeLabels)
                 .endMetadata().build()).create();
         log = tmp.resolve("run.log");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--node-name", "worker-1",
+        List<String> cmd = new ArrayList<>(List.of("run", "--node-name", "worker-1",
                 "--kubeconfig", TestKubeconfig.write(tmp, client.getMasterUrl().toString()).toString()));
         cmd.addAll(List.of(args));
-        run = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        run = Cli.start(log, cmd.toArray(String[]::new));
     }
 
     @AfterEach

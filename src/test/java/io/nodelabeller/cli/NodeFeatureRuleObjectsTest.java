@@ -142,11 +142,9 @@ class NodeFeatureRuleObjectsTest {
                 publish: {taints: true, extendedResources: true, ruleChangeSpread: 0s}
                 """.formatted(port));
         log = tmp.resolve("run-" + System.nanoTime() + ".log");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--node-name", NODE,
+        run = Cli.start(log, "run", "--node-name", NODE,
                 "--kubeconfig", TestKubeconfig.write(tmp, admin.getMasterUrl().toString()).toString(),
-                "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system"));
-        run = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system");
     }
 
     private void stopRun() throws Exception {
@@ -295,11 +293,9 @@ class NodeFeatureRuleObjectsTest {
         Path cfg = tmp.resolve("once.yaml");
         Files.writeString(cfg, "publish: {taints: true, extendedResources: true}\n");
         log = tmp.resolve("once.log");
-        Process once = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "once", "--node-name", NODE,
+        Process once = Cli.start(log, "once", "--node-name", NODE,
                 "--kubeconfig", TestKubeconfig.write(tmp, admin.getMasterUrl().toString()).toString(),
-                "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                "--config", cfg.toString(), "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system");
         assertTrue(once.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, once.exitValue(), Files.readString(log));
         Node n = node();

@@ -99,11 +99,9 @@ class ServerRestartTest {
         }
         Path cfg = tmp.resolve("config.yaml");
         Files.writeString(cfg, "core: {sleepInterval: 1s}\ndaemon: {port: %d}\npublish: {ruleChangeSpread: 0s}\n".formatted(port));
-        run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.nodelabeller.cli.Main", "run", "--node-name", NODE,
+        run = io.nodelabeller.cli.Cli.start(tmp.resolve("run.log"), "run", "--node-name", NODE,
                 "--kubeconfig", kubeconfig.toString(), "--config", cfg.toString(), "--instance", "node-labeller",
-                "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system,kernel")
-                .redirectErrorStream(true).redirectOutput(tmp.resolve("run.log").toFile()).start();
+                "--host-root", Hosts.root("gpu-server").toString(), "--sources", "system,kernel");
 
         await(l -> "v1".equals(l.get(RULE_LABEL)), Duration.ofSeconds(60));
         Thread.sleep(3_000); // at rest
