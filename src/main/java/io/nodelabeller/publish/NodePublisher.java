@@ -302,7 +302,8 @@ public final class NodePublisher implements Publisher {
         };
     }
 
-    static String json(List<NodePatch.Op> ops) {
+    /** {@code ops} as the RFC 6902 document this agent sends (tests send the same bytes to a real API server). */
+    public static String json(List<NodePatch.Op> ops) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (NodePatch.Op op : ops) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -1,7 +1,6 @@
 package io.nodelabeller.deploy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
@@ -67,31 +66,6 @@ class AdmissionPolicyTest {
             ValidatingAdmissionPolicyBinding b = Manifests.ofKind(objects, ValidatingAdmissionPolicyBinding.class).stream()
                     .filter(v -> v.getSpec().getPolicyName().equals(p.getMetadata().getName())).findFirst().orElseThrow();
             return new Installed(p, b, objects);
-        }
-
-        /**
-         * The parameter for a request in {@code namespace} (null for a cluster-scoped one): the object of the policy's
-         * paramKind that the binding's paramRef names, in the request's namespace when the kind is namespaced; null
-         * when there is none.
-         */
-        Map<String, Object> params(String namespace) {
-            String kind = policy.getSpec().getParamKind().getKind();
-            String name = binding.getSpec().getParamRef().getName();
-            for (HasMetadata o : objects) {
-                if (o.getKind().equals(kind) && o.getMetadata().getName().equals(name)
-                        && (o.getMetadata().getNamespace() == null || o.getMetadata().getNamespace().equals(namespace))) {
-                    return Kustomize.YAML.convertValue(readTree(Manifests.K8S.asJson(o)), new TypeReference<Map<String, Object>>() { });
-                }
-            }
-            return null;
-        }
-    }
-
-    private static JsonNode readTree(String json) {
-        try {
-            return Kustomize.YAML.readTree(json);
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
         }
     }
 
@@ -268,19 +242,6 @@ class AdmissionPolicyTest {
                 (Map<String, String>) status.get("capacity"), (Map<String, String>) status.get("allocatable"));
     }
 
-    /** {@code ops} as an RFC 6902 document, as the agent sends them. */
-    static String json(List<NodePatch.Op> ops) {
-        return Kustomize.YAML.valueToTree(ops.stream().map(op -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("op", op.op());
-            m.put("path", op.path());
-            if (!op.op().equals("remove")) {
-                m.put("value", op.value());
-            }
-            return m;
-        }).toList()).toString();
-    }
-
     /**
      * The agent brings {@code node} to {@code desired} as NodePublisher does (the node patch, then the status patch,
      * each computed on the result of the previous one, until nothing is left to do); every write must be admitted
@@ -307,7 +268,7 @@ class AdmissionPolicyTest {
                 return current;
             }
             boolean status = plan.node().isEmpty();
-            assertAllowed(judge.patch(user, name, status ? "status" : null, json(status ? plan.status() : plan.node())));
+            assertAllowed(judge.patch(user, name, status ? "status" : null, io.nodelabeller.publish.NodePublisher.json(status ? plan.status() : plan.node())));
             current = judge.node(name);
         }
         throw new AssertionError("the agent did not converge: " + NodePatch.plan(asPatchNode(current), desired, bk));

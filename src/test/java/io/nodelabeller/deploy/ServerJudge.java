@@ -18,7 +18,6 @@ import io.nodelabeller.deploy.AdmissionPolicyTest.Decision;
 import io.nodelabeller.deploy.AdmissionPolicyTest.Installed;
 import io.nodelabeller.testing.ControlPlane;
 
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -66,12 +65,7 @@ final class ServerJudge {
         if (shared == null) {
             ControlPlane cp = ControlPlane.shared();
             List<String> refused = new ArrayList<>();
-            try {
-                ServerManifestsTest.apply(cp.admin(), "NFD's CRDs", Manifests.parseAll(Files.readString(ServerManifestsTest.NFD_CRDS)),
-                        refused);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            ServerManifestsTest.applyNfdCrds(cp.admin(), refused);
             ServerManifestsTest.apply(cp.admin(), "the tests' writers", Manifests.parseAll("""
                     apiVersion: rbac.authorization.k8s.io/v1
                     kind: ClusterRole
@@ -110,7 +104,7 @@ final class ServerJudge {
         for (HasMetadata old : installed) {
             boolean kept = wanted.stream().anyMatch(w -> w.getKind().equals(old.getKind())
                     && w.getMetadata().getName().equals(old.getMetadata().getName()));
-            if (!kept && !old.getKind().equals("Namespace") && !old.getKind().equals("ServiceAccount")) {
+            if (!kept && replaced(old)) {
                 admin.resource(old).delete();
             }
         }
@@ -148,18 +142,16 @@ final class ServerJudge {
         }
         // the namespaces a Helm release is installed into exist before it (kubectl create namespace)
         applied.stream().map(o -> o.getMetadata().getNamespace()).filter(java.util.Objects::nonNull).distinct()
-                .filter(ns -> admin.namespaces().withName(ns).get() == null)
-                .forEach(ns -> admin.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-                        .withName(ns).endMetadata().build()).create());
+                .forEach(cp::namespace);
         // replace what is there (server-side apply would keep the annotations another install left)
         for (HasMetadata o : applied) {
             try {
                 HasMetadata current = admin.resource(o).get();
-                if (current != null && !o.getKind().equals("Namespace") && !o.getKind().equals("ServiceAccount")) {
+                if (current != null && replaced(o)) {
                     admin.resource(o).delete();
                     admin.resource(o).waitUntilCondition(x -> x == null, 30, java.util.concurrent.TimeUnit.SECONDS);
                 }
-                if (current == null || (!o.getKind().equals("Namespace") && !o.getKind().equals("ServiceAccount"))) {
+                if (current == null || replaced(o)) {
                     admin.resource(o).create();
                 }
             } catch (KubernetesClientException e) {
@@ -179,6 +171,14 @@ final class ServerJudge {
                 awaitCanary(p, false);
             }
         }
+    }
+
+    /**
+     * Whether an install change replaces {@code o}: namespaces and service accounts stay (a pod-bound token is bound to
+     * a pod in one, issued for the other), everything else is the install's.
+     */
+    private static boolean replaced(HasMetadata o) {
+        return !o.getKind().equals("Namespace") && !o.getKind().equals("ServiceAccount");
     }
 
     /** A write that shows an install's policy in force: its agent writes the canary key (a label, or a NodeFeature's). */
@@ -206,9 +206,8 @@ final class ServerJudge {
             try (KubernetesClient as = cp.client(token)) {
                 if (probe.nodeFeatures()) {
                     resetNodeFeature(namespace, node, null);
-                    GenericKubernetesResource feature = generic(AdmissionPolicyTest.nodeFeature(node, node, Map.of(key, "x")));
-                    feature.getMetadata().setNamespace(namespace);
-                    as.genericKubernetesResources(NODE_FEATURES).inNamespace(namespace).resource(feature).create();
+                    as.genericKubernetesResources(NODE_FEATURES).inNamespace(namespace).resource(generic(
+                            AdmissionPolicyTest.nodeFeature(node, node, Map.of(key, "x")), namespace)).create();
                 } else {
                     as.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{\"" + key
                             + "\":\"x\"},\"annotations\":{\"" + probe.own() + "managed-labels\":\"" + key + "\"}}}");
@@ -236,35 +235,27 @@ final class ServerJudge {
     Decision admit(Installed install, Map<String, Object> request, Map<String, Object> object, Map<String, Object> oldObject) {
         install(install);
         String token = token(request);
-        String kind = (String) ((Map<?, ?>) request.get("kind")).get("kind");
+        if (((Map<?, ?>) request.get("kind")).get("kind").equals("Node")) {
+            String name = name(object);
+            reset(name, oldObject);
+            String sub = (String) request.get("subResource");
+            return patch(token, name, sub, diff(oldObject, object, sub != null));
+        }
+        String namespace = (String) request.get("namespace");
+        String name = (String) request.get("name");
+        resetNodeFeature(namespace, name, oldObject);
         try (KubernetesClient as = cp.client(token)) {
-            if (kind.equals("Node")) {
-                String name = name(object);
-                reset(name, oldObject);
-                String sub = (String) request.get("subResource");
-                String patch = diff(oldObject, object, sub != null);
-                var node = as.nodes().withName(name);
-                if (sub != null) {
-                    node.subresource(sub).patch(PatchContext.of(PatchType.JSON), patch);
-                } else {
-                    node.patch(PatchContext.of(PatchType.JSON), patch);
+            var resource = as.genericKubernetesResources(NODE_FEATURES).inNamespace(namespace);
+            switch ((String) request.get("operation")) {
+                case "CREATE" -> resource.resource(generic(object, namespace)).create();
+                case "UPDATE" -> {
+                    GenericKubernetesResource next = generic(object, namespace);
+                    next.getMetadata().setResourceVersion(cp.admin().genericKubernetesResources(NODE_FEATURES)
+                            .inNamespace(namespace).withName(name).get().getMetadata().getResourceVersion());
+                    resource.resource(next).update();
                 }
-            } else {
-                String namespace = (String) request.get("namespace");
-                String name = (String) request.get("name");
-                resetNodeFeature(namespace, name, oldObject);
-                var resource = as.genericKubernetesResources(NODE_FEATURES).inNamespace(namespace);
-                switch ((String) request.get("operation")) {
-                    case "CREATE" -> resource.resource(generic(object, namespace)).create();
-                    case "UPDATE" -> {
-                        GenericKubernetesResource next = generic(object, namespace);
-                        next.getMetadata().setResourceVersion(cp.admin().genericKubernetesResources(NODE_FEATURES)
-                                .inNamespace(namespace).withName(name).get().getMetadata().getResourceVersion());
-                        resource.resource(next).update();
-                    }
-                    case "DELETE" -> resource.withName(name).delete();
-                    default -> throw new IllegalArgumentException(String.valueOf(request.get("operation")));
-                }
+                case "DELETE" -> resource.withName(name).delete();
+                default -> throw new IllegalArgumentException(String.valueOf(request.get("operation")));
             }
             return new Decision(List.of(), List.of());
         } catch (KubernetesClientException e) {
@@ -274,7 +265,10 @@ final class ServerJudge {
 
     /** {@code user} sends the RFC 6902 {@code patch} to the Node {@code name} (or its {@code subResource}). */
     Decision patch(AdmissionRequests.User user, String name, String subResource, String patch) {
-        String token = token(AdmissionRequests.nodeUpdate(name, subResource, user));
+        return patch(token(AdmissionRequests.nodeUpdate(name, subResource, user)), name, subResource, patch);
+    }
+
+    private Decision patch(String token, String name, String subResource, String patch) {
         try (KubernetesClient as = cp.client(token)) {
             var node = as.nodes().withName(name);
             if (subResource != null) {
@@ -376,10 +370,7 @@ final class ServerJudge {
 
     /** The NodeFeature {@code namespace/name} as {@code old} (null: none). */
     private void resetNodeFeature(String namespace, String name, Map<String, Object> old) {
-        if (cp.admin().namespaces().withName(namespace).get() == null) {
-            cp.admin().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
-                    .withName(namespace).endMetadata().build()).create();
-        }
+        cp.namespace(namespace);
         var features = cp.admin().genericKubernetesResources(NODE_FEATURES).inNamespace(namespace);
         if (features.withName(name).get() != null) {
             features.withName(name).delete();
@@ -390,13 +381,9 @@ final class ServerJudge {
         }
     }
 
-    private static GenericKubernetesResource generic(Map<String, Object> object) {
-        return Kustomize.YAML.convertValue(object, GenericKubernetesResource.class);
-    }
-
     /** {@code object} in {@code namespace} (the request's: the tests' objects say node-labeller). */
     private static GenericKubernetesResource generic(Map<String, Object> object, String namespace) {
-        GenericKubernetesResource r = generic(object);
+        GenericKubernetesResource r = Kustomize.YAML.convertValue(object, GenericKubernetesResource.class);
         r.getMetadata().setNamespace(namespace);
         return r;
     }
@@ -405,7 +392,6 @@ final class ServerJudge {
      * RFC 6902 operations that take {@code old} to {@code next}: labels, annotations, finalizers, owner references and
      * spec (for the node itself), or labels, annotations and status (for nodes/status, which keeps the spec).
      */
-    @SuppressWarnings("unchecked")
     static String diff(Map<String, Object> old, Map<String, Object> next, boolean status) {
         com.fasterxml.jackson.databind.node.ArrayNode ops = (com.fasterxml.jackson.databind.node.ArrayNode)
                 JsonDiff.asJson(comparable(old, status), comparable(next, status));

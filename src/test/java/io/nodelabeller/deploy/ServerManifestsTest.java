@@ -33,6 +33,15 @@ class ServerManifestsTest {
     /** The NodeFeature and NodeFeatureRule CRDs of NFD v0.19 (what nfd-compat and the NodeFeature policy act on). */
     static final Path NFD_CRDS = Path.of("src/test/resources/nfd/nfd-api-crds.yaml");
 
+    /** Applies NFD's CRDs (waiting until they are established); a refusal is added to {@code refused}. */
+    static void applyNfdCrds(KubernetesClient admin, List<String> refused) {
+        try {
+            apply(admin, "NFD's CRDs", Manifests.parseAll(Files.readString(NFD_CRDS)), refused);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Every kustomization under manifests/ (each can be applied alone), relative to manifests/. */
     static List<String> kustomizations() throws Exception {
         try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
@@ -59,7 +68,7 @@ class ServerManifestsTest {
         cp.startTypeChecking();
         KubernetesClient admin = cp.admin();
         List<String> refused = new ArrayList<>();
-        apply(admin, "NFD's CRDs", Manifests.parseAll(Files.readString(NFD_CRDS)), refused);
+        applyNfdCrds(admin, refused);
         // the GPU Operator's namespace, where the time-slicing example puts the device plugin's config
         apply(admin, "the GPU Operator", Manifests.parseAll("""
                 apiVersion: v1

@@ -87,7 +87,7 @@ class ServerRestartTest {
         cp = ControlPlane.start(null);
         KubernetesClient admin = cp.admin();
         List<String> refused = new ArrayList<>();
-        ServerManifestsTest.apply(admin, "NFD's CRDs", Manifests.parseAll(Files.readString(ServerManifestsTest.NFD_CRDS)), refused);
+        ServerManifestsTest.applyNfdCrds(admin, refused);
         List<HasMetadata> install = Manifests.render("base").stream().filter(o -> !o.getKind().equals("DaemonSet")).toList();
         ServerManifestsTest.apply(admin, "base", install, refused);
         assertEquals(List.of(), refused);

@@ -355,6 +355,14 @@ public final class ControlPlane {
                 .addToLabels("kubernetes.io/hostname", name).endMetadata().build()).create();
     }
 
+    /** Creates the namespace {@code name} unless it exists (as {@code kubectl create namespace} before a Helm install). */
+    public void namespace(String name) {
+        if (admin().namespaces().withName(name).get() == null) {
+            admin().namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(name)
+                    .endMetadata().build()).create();
+        }
+    }
+
     /**
      * A token of service account {@code namespace/account} as a DaemonSet pod on {@code nodeName} gets it: bound to a
      * Pod scheduled there (it stays Pending: no kubelet runs), so that the API server puts the node's name into the
@@ -362,10 +370,7 @@ public final class ControlPlane {
      */
     public String podBoundToken(String namespace, String account, String nodeName) {
         KubernetesClient c = admin();
-        if (c.namespaces().withName(namespace).get() == null) {
-            c.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(namespace)
-                    .endMetadata().build()).create();
-        }
+        namespace(namespace);
         if (c.serviceAccounts().inNamespace(namespace).withName(account).get() == null) {
             c.serviceAccounts().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
                     .withNewMetadata().withName(account).endMetadata().build()).create();
