@@ -33,6 +33,15 @@ that runs as it would get the agent's permissions).
 {{- $name -}}
 {{- end -}}
 
+{{/*
+The GPU agent's service account (gpu.enabled): the agent's, "-gpu" appended. The release's ClusterRoleBinding binds it
+beside the host agent's and names it in node-labeller.io/gpu-agent, so that the admission policies tell the two agents
+apart (docs/security.md, "Two agents, two identities"). With serviceAccount.create=false it must exist as well.
+*/}}
+{{- define "node-labeller.gpuServiceAccountName" -}}
+{{- include "node-labeller.serviceAccountName" . -}}-gpu
+{{- end -}}
+
 {{- define "node-labeller.labels" -}}
 app.kubernetes.io/name: node-labeller
 app.kubernetes.io/instance: {{ .Release.Name }}

@@ -148,7 +148,7 @@ final class Outputs implements AutoCloseable {
                 client = early.take();
             }
             NodeFeatureRules objects = null;
-            Install install = kubernetes ? install(client, kube.instance()) : null;
+            Install install = kubernetes ? install(client, kube.instance(), part.role()) : null;
             if (config.node() && kubernetes) {
                 out.add(nodePublisher(client, kube.nodeName, daemon ? core.sleepInterval() : null, metrics, install, part));
                 if (config.nodeFeatureRules() && !gpuAgent) {
@@ -197,11 +197,11 @@ final class Outputs implements AutoCloseable {
      * The install the agent belongs to: named ({@code --instance}), its write scope read from its ClusterRoleBinding
      * when first needed (its GPU labels: those the nvidia labeler documents); else none, nothing to check.
      */
-    static Install install(KubernetesClient client, String instance) {
+    static Install install(KubernetesClient client, String instance, Role role) {
         if (instance.isEmpty()) {
             return Install.unchecked(io.nodelabeller.publish.Bookkeeping.DEFAULT);
         }
-        return Install.named(client, instance, Catalog.gpuLabel(), NodePublisher.Settings.defaults());
+        return Install.named(client, instance, Catalog.gpuLabel(), role, NodePublisher.Settings.defaults());
     }
 
     /**

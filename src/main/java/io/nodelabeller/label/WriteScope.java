@@ -47,6 +47,12 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
     public static final String TAINTS = "node-labeller.io/taints";
     /** "true": rules' extended resources may be written. */
     public static final String EXTENDED_RESOURCES = "node-labeller.io/extended-resources";
+    /**
+     * The service account (a subject of the binding) of the install's GPU agent, where it has two agents: that account
+     * writes only the GPU agent's labels, every other subject none of them (the admission policies' rule; {@code
+     * publish.Install} keeps an agent whose role is not its identity's from publishing).
+     */
+    public static final String GPU_AGENT = "node-labeller.io/gpu-agent";
     /** Every annotation of the write scope. */
     public static final List<String> ANNOTATIONS = List.of(LABEL_DOMAINS, NVIDIA_KEYS, DENIED_KEYS, TAINTS, EXTENDED_RESOURCES);
 

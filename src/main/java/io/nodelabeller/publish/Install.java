@@ -1,7 +1,9 @@
 package io.nodelabeller.publish;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.nodelabeller.config.Role;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.WriteScope;
@@ -9,6 +11,7 @@ import io.nodelabeller.log.ProblemLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -23,24 +26,33 @@ import java.util.function.Predicate;
  *
  * <p>Outputs outside the scope are dropped before anything is sent, with one warning naming them and the setting
  * when the set of dropped keys changes (not every cycle), and one line when none is dropped any more.
+ *
+ * <p>Where the binding names the install's GPU agent ({@value WriteScope#GPU_AGENT}: its service account), the policies
+ * let that account write only the GPU agent's labels and every other subject none of them; the agent asks the API
+ * server who it is (a SelfSubjectReview) and publishes nothing while its {@code --role} is not the one its identity
+ * has there, instead of sending writes the policy refuses.
  */
 public final class Install {
 
     private static final Logger LOG = LoggerFactory.getLogger(Install.class);
     private static final String PATH = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/";
+    private static final String WHO_AM_I = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 
     private final Bookkeeping bookkeeping;
     private final Predicate<String> gpuLabel;
+    private final Role role;
     private final ApiClient api;
     private final Retrying retrying;
     private final ProblemLog reads;
     private final ProblemLog dropped;
     private volatile WriteScope scope;
 
-    private Install(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel, ApiClient api, Retrying retrying) {
+    private Install(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel, Role role, ApiClient api,
+                    Retrying retrying) {
         this.bookkeeping = bookkeeping;
         this.scope = scope;
         this.gpuLabel = gpuLabel;
+        this.role = role;
         this.api = api;
         this.retrying = retrying;
         this.reads = new ProblemLog(LOG, "install " + bookkeeping.instance());
@@ -49,7 +61,7 @@ public final class Install {
 
     /** A fixed scope (tests). */
     public static Install of(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel) {
-        return new Install(bookkeeping, scope, gpuLabel, null, null);
+        return new Install(bookkeeping, scope, gpuLabel, Role.ALL, null, null);
     }
 
     /**
@@ -58,18 +70,19 @@ public final class Install {
      * produces), what only removes ({@code prune}), and tests of the publishers' own behaviour.
      */
     public static Install unchecked(Bookkeeping bookkeeping) {
-        return new Install(bookkeeping, null, k -> true, null, null);
+        return new Install(bookkeeping, null, k -> true, Role.ALL, null, null);
     }
 
     /**
-     * Install {@code name}; its scope is read from its ClusterRoleBinding when first needed ({@link #scope()}), so that
-     * an API server that does not answer at start delays publishing like any other API error, and never the start.
+     * Install {@code name}, of which this agent runs as {@code role}; its scope is read from its ClusterRoleBinding when
+     * first needed ({@link #scope()}), so that an API server that does not answer at start delays publishing like any
+     * other API error, and never the start.
      *
      * @throws IllegalArgumentException when {@code name} cannot name an install
      */
-    public static Install named(KubernetesClient client, String name, Predicate<String> gpuLabel,
+    public static Install named(KubernetesClient client, String name, Predicate<String> gpuLabel, Role role,
                                 NodePublisher.Settings settings) {
-        return new Install(Bookkeeping.of(name), null, gpuLabel,
+        return new Install(Bookkeeping.of(name), null, gpuLabel, role,
                 new ApiClient(client, settings.requestTimeout(), settings.timing()), new Retrying(settings));
     }
 
@@ -92,12 +105,38 @@ public final class Install {
             reads.failed("scope", e.getMessage());
             throw new PublishException(e.getMessage(), 0, e);
         }
+        String gpuAgent = annotations == null ? "" : annotations.getOrDefault(WriteScope.GPU_AGENT, "").trim();
+        if (!gpuAgent.isEmpty()) {
+            String user = run.call(() -> api.post(WHO_AM_I, new SelfSubjectReview(), SelfSubjectReview.class))
+                    .getStatus().getUserInfo().getUsername();
+            Role policed = gpuAgentSubjects(crb, gpuAgent).contains(user) ? Role.GPU : Role.HOST;
+            if (policed != role) {
+                String message = subject + " binds " + user + " as the install's " + policed + " agent (" + WriteScope.GPU_AGENT
+                        + ": " + gpuAgent + "), and this agent runs with --role " + role + ": its admission policy would"
+                        + " refuse what the " + policed + " agent may not write; nothing is published until it runs with"
+                        + " --role " + policed + " (NODE_LABELLER_ROLE) or as the other agent's service account";
+                reads.failed("role", message);
+                throw new PublishException(message, 0, null);
+            }
+        }
         WriteScope.ignored(annotations).forEach(i -> LOG.warn("{}: ignored: {}", subject, i));
         LOG.info("{}: write scope: domains {}, nvidia.com keys {}, taints {}, extended resources {}{}", subject,
                 read.labelDomains(), read.nvidiaKeys(), read.taints(), read.extendedResources(),
                 read.deniedKeys().isEmpty() ? "" : ", denied keys " + read.deniedKeys());
         reads.ok();
         return read;
+    }
+
+    /** The usernames of the service accounts named {@code name} among the subjects of {@code crb}. */
+    @SuppressWarnings("unchecked")
+    static List<String> gpuAgentSubjects(GenericKubernetesResource crb, String name) {
+        Object subjects = crb.getAdditionalProperties().get("subjects");
+        if (!(subjects instanceof List<?> list)) {
+            return List.of();
+        }
+        return list.stream().filter(Map.class::isInstance).map(o -> (Map<String, Object>) o)
+                .filter(m -> "ServiceAccount".equals(m.get("kind")) && name.equals(m.get("name")) && m.get("namespace") != null)
+                .map(m -> "system:serviceaccount:" + m.get("namespace") + ":" + name).toList();
     }
 
     /**

@@ -39,10 +39,25 @@ class AgentUnderPolicyTest {
 
     /** A kubeconfig with the agent's pod-bound token for {@code node} (a fresh node of this test). */
     private Path agentKubeconfig(String node) throws java.io.IOException {
+        return agentKubeconfig(node, "node-labeller", true);
+    }
+
+    /** As above, for the service account {@code account}; {@code fresh}: the node deleted first. */
+    private Path agentKubeconfig(String node, String account, boolean fresh) throws java.io.IOException {
         ControlPlane cp = ServerJudge.shared().controlPlane();
-        cp.admin().nodes().withName(node).delete();
-        cp.admin().nodes().withName(node).waitUntilCondition(n -> n == null, 30, java.util.concurrent.TimeUnit.SECONDS);
-        return cp.kubeconfig(tmp, node, cp.podBoundToken("node-labeller", "node-labeller", node));
+        if (fresh) {
+            cp.admin().nodes().withName(node).delete();
+            cp.admin().nodes().withName(node).waitUntilCondition(n -> n == null, 30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        return cp.kubeconfig(java.nio.file.Files.createDirectories(tmp.resolve(account)), node,
+                cp.podBoundToken("node-labeller", account, node));
+    }
+
+    /** overlays/gpu's install (two agents), its binding annotated with {@code extraAnnotations} on top. */
+    private static AdmissionPolicyTest.Installed twoAgents(Map<String, String> extraAnnotations) {
+        Map<String, String> annotations = new TreeMap<>(AdmissionPolicyTest.TWO_AGENTS.crb().getMetadata().getAnnotations());
+        annotations.putAll(extraAnnotations);
+        return AdmissionPolicyTest.TWO_AGENTS.withScope(annotations);
     }
 
     /** The base install, its ClusterRoleBinding annotated with {@code extraAnnotations} on top of the shipped scope. */
@@ -98,9 +113,10 @@ class AgentUnderPolicyTest {
     }
 
     /**
-     * The two agents of a GPU node (host and GPU role, one install) under the install's policy: each one's writes are
-     * admitted whole — the GPU agent's first write claims new keys in the shared list, pinned — and together they give
-     * what one agent gave, which they take over without a write when the install had one agent before.
+     * The two agents of a GPU node (host and GPU role, one install, each its own service account as overlays/gpu
+     * ships them) under the install's policy: each one's writes are admitted whole — the GPU agent's first write claims
+     * new keys in the shared list, pinned — and together they give what one agent gave, which they take over without
+     * a write when the install had one agent before (the base, upgraded to overlays/gpu).
      */
     @Test
     void theHostAndGpuAgentsOfOneInstallAreAdmittedWhole() throws Exception {
@@ -108,23 +124,27 @@ class AgentUnderPolicyTest {
                 io.nodelabeller.testing.FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
         String lib = io.nodelabeller.testing.FakeNvml.nvml().gpus(8, io.nodelabeller.testing.FakeNvml.a100_80gb())
                 .install(tmp.resolve("lib")).toString();
-        ServerJudge.shared().install(base(Map.of(WriteScope.LABEL_DOMAINS, "example.com"))); // the host's features.d labels
         Map<String, String> kubeconfigs = new HashMap<>();
         for (String node : List.of("aup-gpu-1", "aup-gpu-2")) {
-            kubeconfigs.put(node, agentKubeconfig(node).toString());
+            kubeconfigs.put(node + "/host", agentKubeconfig(node).toString());
+            kubeconfigs.put(node + "/all", kubeconfigs.get(node + "/host"));
+            kubeconfigs.put(node + "/gpu", agentKubeconfig(node, "node-labeller-gpu", false).toString());
         }
         java.util.function.BiFunction<String, String, Cli.Result> once = (node, role) -> Cli.runWith(
                 Map.of("NODE_LABELLER_ROLE", role), "once", "--host-root", Hosts.root("gpu-server").toString(),
-                "--nvml-library", lib, "--node-name", node, "--kubeconfig", kubeconfigs.get(node), "--instance", "node-labeller",
-                "--no-timestamp");
+                "--nvml-library", lib, "--node-name", node, "--kubeconfig", kubeconfigs.get(node + "/" + role),
+                "--instance", "node-labeller", "--no-timestamp");
+        // aup-gpu-2: one agent first (the base's layout: --role all)
+        ServerJudge.shared().install(base(Map.of(WriteScope.LABEL_DOMAINS, "example.com"))); // the host's features.d labels
+        assertEquals(0, once.apply("aup-gpu-2", "all").code());
+        ServerJudge.shared().install(twoAgents(Map.of(WriteScope.LABEL_DOMAINS, "example.com")));
         // aup-gpu-1: the two agents from the start, the GPU agent first (its pod may come up before the host agent's)
         for (String role : List.of("gpu", "host", "gpu", "host")) {
             Cli.Result r = once.apply("aup-gpu-1", role);
             assertEquals(0, r.code(), role + ": " + r.err());
             assertTrue(r.err().lines().noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR ")), role + ": " + r.err());
         }
-        // aup-gpu-2: one agent first (the earlier layout), then the two
-        assertEquals(0, once.apply("aup-gpu-2", "all").code());
+        // aup-gpu-2, upgraded to the two agents
         var client = ServerJudge.shared().admin();
         Map<String, String> one = labels("aup-gpu-2");
         String version = client.nodes().withName("aup-gpu-2").get().getMetadata().getResourceVersion();
@@ -136,6 +156,30 @@ class AgentUnderPolicyTest {
         assertEquals(one, labels("aup-gpu-1"), "two agents give what one gave");
         assertEquals(client.nodes().withName("aup-gpu-2").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"),
                 client.nodes().withName("aup-gpu-1").get().getMetadata().getAnnotations().get("node-labeller.io/managed-labels"));
+    }
+
+    /**
+     * An agent whose --role is not the role its service account has in the install's binding publishes nothing
+     * instead of sending writes the policy refuses, and says what to change: the one agent of an earlier layout
+     * (--role all) under the host agent's account, the host agent run as the GPU agent's account.
+     */
+    @Test
+    void anAgentWhoseRoleIsNotItsIdentitysPublishesNothing() throws Exception {
+        ServerJudge.shared().install(twoAgents(Map.of()));
+        String host = agentKubeconfig("aup-gpu-4").toString();
+        String gpu = agentKubeconfig("aup-gpu-4", "node-labeller-gpu", false).toString();
+        String version = ServerJudge.shared().admin().nodes().withName("aup-gpu-4").get().getMetadata().getResourceVersion();
+        for (String[] c : List.of(new String[] {"all", host, "host"}, new String[] {"host", gpu, "gpu"})) {
+            Cli.Result r = Cli.runWith(Map.of("NODE_LABELLER_ROLE", c[0]), "once", "--host-root",
+                    Hosts.root("gpu-server").toString(), "--node-name", "aup-gpu-4", "--kubeconfig", c[1],
+                    "--instance", "node-labeller", "--no-timestamp");
+            assertEquals(1, r.code(), r.err());
+            assertTrue(r.err().contains("ClusterRoleBinding node-labeller binds system:serviceaccount:node-labeller:"
+                    + (c[2].equals("gpu") ? "node-labeller-gpu" : "node-labeller") + " as the install's " + c[2]
+                    + " agent (node-labeller.io/gpu-agent: node-labeller-gpu), and this agent runs with --role " + c[0]), r.err());
+            assertTrue(r.err().contains("until it runs with --role " + c[2]), r.err());
+        }
+        assertEquals(version, ServerJudge.shared().admin().nodes().withName("aup-gpu-4").get().getMetadata().getResourceVersion());
     }
 
     /**
@@ -179,7 +223,7 @@ class AgentUnderPolicyTest {
         ControlPlane cp = judge.controlPlane();
         try (KubernetesClient client = cp.client(cp.podBoundToken("node-labeller", "node-labeller", "aup-n1"))) {
             List<io.nodelabeller.label.LabelDoc> gpu = io.nodelabeller.catalog.Catalog.gpuLabels();
-            Install install = Install.named(client, "node-labeller", k -> gpu.stream().anyMatch(d -> d.matches(k)),
+            Install install = Install.named(client, "node-labeller", k -> gpu.stream().anyMatch(d -> d.matches(k)), io.nodelabeller.config.Role.ALL,
                     NodePublisher.Settings.defaults());
             try (NodePublisher publisher = new NodePublisher(client, "aup-n1", NodePublisher.Settings.defaults().withWatchTimeout(null),
                     PublishEvents.NONE, install)) {

@@ -485,6 +485,10 @@ class HelmChartTest {
         assertEquals(ofKind(kustomize, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList(),
                 ofKind(helm, ValidatingAdmissionPolicy.class).stream().map(ValidatingAdmissionPolicy::getSpec).toList());
         assertEquals(scope(kustomize), scope(helm), "the write scope");
+        // the same identities: whom the binding binds, and which of them is the GPU agent
+        assertEquals(ofKind(kustomize, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0).getSubjects(),
+                ofKind(helm, io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class).get(0).getSubjects());
+        ManifestsTest.assertRolesAreTheirIdentities(helm, "helm");
     }
 
     /** kind/name of every object; Helm leaves the Namespace to `--create-namespace`. */

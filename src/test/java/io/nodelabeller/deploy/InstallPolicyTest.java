@@ -12,6 +12,7 @@ import io.nodelabeller.deploy.AdmissionPolicyTest.Decision;
 import io.nodelabeller.deploy.AdmissionPolicyTest.Installed;
 import io.nodelabeller.deploy.AdmissionPolicyTest.Step;
 import io.nodelabeller.deploy.AdmissionRequests.User;
+import io.nodelabeller.label.WriteScope;
 import io.nodelabeller.publish.Bookkeeping;
 import io.nodelabeller.publish.NodePatch;
 import org.junit.jupiter.api.Test;
@@ -90,12 +91,15 @@ class InstallPolicyTest {
     @MethodSource("renamedInstalls")
     void everyVariantRenamedOrMovedPolicesExactlyItsAgent(String overlay, String rename) throws Exception {
         List<HasMetadata> objects = renderRenamed(overlay, rename);
-        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
         ClusterRoleBinding crb = ofKind(objects, ClusterRoleBinding.class).get(0);
         assertEquals(1, ofKind(objects, ClusterRoleBinding.class).size(), "one install, one binding");
-        // the binding binds the renamed account where it moved
-        assertEquals(List.of(sa.getMetadata().getNamespace() + "/" + sa.getMetadata().getName()),
-                crb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        // the binding binds the renamed accounts where they moved, and names the renamed GPU agent's (two agents)
+        String gpuAgentName = crb.getMetadata().getAnnotations().get(WriteScope.GPU_AGENT);
+        ServiceAccount sa = ofKind(objects, ServiceAccount.class).stream()
+                .filter(a -> !a.getMetadata().getName().equals(gpuAgentName)).findFirst().orElseThrow();
+        ManifestsTest.assertRolesAreTheirIdentities(objects, overlay + " " + rename);
+        assertEquals(overlay.equals("overlays/gpu") || overlay.equals("overlays/nfd-compat"), gpuAgentName != null, overlay);
+        User gpuAgent = gpuAgentName == null ? null : User.serviceAccount(sa.getMetadata().getNamespace(), gpuAgentName, "n1");
         // every policy binding's parameter is that binding; the agent reads it by the same name and may read only it
         List<ValidatingAdmissionPolicyBinding> bindings = ofKind(objects, ValidatingAdmissionPolicyBinding.class);
         assertFalse(bindings.isEmpty());
@@ -109,7 +113,6 @@ class InstallPolicyTest {
             List<EnvVar> env = Manifests.podSpec(w).getContainers().get(0).getEnv();
             assertEquals(crb.getMetadata().getName(), env.stream().filter(e -> e.getName().equals("NODE_LABELLER_INSTANCE"))
                     .findFirst().orElseThrow().getValue(), w.getMetadata().getName());
-            assertEquals(sa.getMetadata().getName(), Manifests.podSpec(w).getServiceAccountName());
         }
         Bookkeeping bk = Bookkeeping.of(crb.getMetadata().getName());
         User agent = User.serviceAccount(sa.getMetadata().getNamespace(), sa.getMetadata().getName(), "n1");
@@ -122,6 +125,9 @@ class InstallPolicyTest {
                     "not n2");
             assertAllowed(admit(policy, AdmissionRequests.nodeFeature("CREATE", "n1", sa.getMetadata().getNamespace(), agent),
                     AdmissionPolicyTest.nodeFeature("n1", "n1"), null));
+            // the renamed GPU agent: its own object only, GPU Feature Discovery's labels only
+            assertDenied(admit(policy, AdmissionRequests.nodeFeature("CREATE", "n1", sa.getMetadata().getNamespace(), gpuAgent),
+                    AdmissionPolicyTest.nodeFeature("n1", "n1"), null), "not n1");
             for (User other : others) {
                 if (!other.username().equals(agent.username())) {
                     assertTrue(admit(policy, AdmissionRequests.nodeFeature("CREATE", "n2", "x", other), squat, null).allowed(),
@@ -143,6 +149,10 @@ class InstallPolicyTest {
         Map<String, Object> change = node(label("example.com/x", "1").andThen(annotation(bk.labels(), AdmissionPolicyTest.OWNED
                 + ",example.com/x")));
         assertDenied(admit(policy, AdmissionRequests.nodeUpdate("n1", null, agent), change, node(n -> { })), "not: example.com/x");
+        if (gpuAgent != null) { // the renamed GPU agent is policed as the GPU agent
+            assertDenied(admit(policy, AdmissionRequests.nodeUpdate("n1", null, gpuAgent), change, node(n -> { })),
+                    "may write only GPU Feature Discovery's labels, not: example.com/x");
+        }
         for (User other : others) {
             if (!other.username().equals(agent.username())) {
                 assertTrue(admit(policy, AdmissionRequests.nodeUpdate("n1", null, other), change, node(n -> { })).allowed(),

@@ -21,14 +21,18 @@ import java.util.regex.Pattern;
  * original or current name, and equality label selector, as kustomize selects), {@code nameSuffix} (with the
  * {@code nameReference}s of {@code configurations}: a field naming a renamed object follows it, in this
  * kustomization and those that build on it), {@code namespace} (with kustomize's side effects: the Namespace object
- * renamed, binding subjects that name a moved service account moved too) and {@code images}. Any other kustomization key, or a patch that matches nothing, is an error,
- * so a manifest change that needs more of kustomize fails here instead of being rendered wrongly.
+ * renamed, binding subjects that name a moved service account moved too), {@code images} and {@code components}
+ * (a Component's resources added and its patches applied to what the kustomization has gathered, before its own
+ * transformations, as kustomize orders them; a Component's patch may match nothing). Any other kustomization key, or a
+ * kustomization's patch that matches nothing, is an error, so a manifest change that needs more of kustomize fails
+ * here instead of being rendered wrongly.
  */
 final class Kustomize {
 
     static final YAMLMapper YAML = new YAMLMapper();
     private static final Set<String> KEYS = Set.of("apiVersion", "kind", "namespace", "resources", "patches",
-            "nameSuffix", "images", "configurations");
+            "nameSuffix", "images", "configurations", "components");
+    private static final Set<String> COMPONENT_KEYS = Set.of("apiVersion", "kind", "resources", "patches");
     /**
      * The kinds our manifests use that kustomize's {@code namespace:} leaves alone, as kustomize decides it: from
      * the built-in OpenAPI data of kyaml ({@code kyaml/openapi/openapi.go}, {@code precomputedIsNamespaceScoped}),
@@ -81,18 +85,21 @@ final class Kustomize {
                 }
             }
         }
+        for (JsonNode c : k.path("components")) {
+            addComponent(dir.resolve(c.asText()).normalize(), out);
+        }
         for (JsonNode config : k.path("configurations")) {
             for (JsonNode doc : read(dir.resolve(config.asText()))) {
                 for (JsonNode ref : doc.path("nameReference")) {
                     for (JsonNode spec : ref.path("fieldSpecs")) {
                         references.add(new NameReference(ref.path("kind").asText(), spec.path("kind").asText(),
-                                List.of(spec.path("path").asText().split("/"))));
+                                fieldPath(spec.path("path").asText())));
                     }
                 }
             }
         }
         for (JsonNode patch : k.path("patches")) {
-            applyPatch(dir, patch, out);
+            applyPatch(dir, patch, out, false);
         }
         String suffix = k.path("nameSuffix").asText("");
         if (!suffix.isEmpty()) {
@@ -128,6 +135,48 @@ final class Kustomize {
                 setImage(r.object(), image);
             }
         }
+        return out;
+    }
+
+    /** A kustomize Component at {@code dir}: its resources join {@code out}, its patches apply to all of them. */
+    private static void addComponent(Path dir, List<Resource> out) {
+        JsonNode c = read(dir.resolve("kustomization.yaml")).get(0);
+        for (Iterator<String> it = c.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!COMPONENT_KEYS.contains(key)) {
+                throw new IllegalArgumentException(dir + "/kustomization.yaml: '" + key + "' is not supported by this renderer");
+            }
+        }
+        if (!c.path("kind").asText().equals("Component")) {
+            throw new IllegalArgumentException(dir + "/kustomization.yaml: a component must be of kind Component");
+        }
+        for (JsonNode r : c.path("resources")) {
+            for (JsonNode doc : read(dir.resolve(r.asText()).normalize())) {
+                out.add(new Resource(doc.path("metadata").path("name").asText(), (ObjectNode) doc));
+            }
+        }
+        for (JsonNode patch : c.path("patches")) {
+            applyPatch(dir, patch, out, true);
+        }
+    }
+
+    /** A field spec's path: its fields split at '/', a '\/' being a slash inside a field name (an annotation key). */
+    static List<String> fieldPath(String path) {
+        List<String> out = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
+        for (int i = 0; i < path.length(); i++) {
+            char ch = path.charAt(i);
+            if (ch == '\\' && i + 1 < path.length() && path.charAt(i + 1) == '/') {
+                field.append('/');
+                i++;
+            } else if (ch == '/') {
+                out.add(field.toString());
+                field.setLength(0);
+            } else {
+                field.append(ch);
+            }
+        }
+        out.add(field.toString());
         return out;
     }
 
@@ -172,7 +221,7 @@ final class Kustomize {
         }
     }
 
-    private static void applyPatch(Path dir, JsonNode patch, List<Resource> resources) {
+    private static void applyPatch(Path dir, JsonNode patch, List<Resource> resources, boolean mayMatchNothing) {
         JsonNode target = patch.path("target");
         String kind = target.path("kind").asText();
         Pattern name = target.has("name") ? Pattern.compile("^(?:" + target.path("name").asText() + ")$") : null;
@@ -195,7 +244,7 @@ final class Kustomize {
             resources.set(i, new Resource(r.originalName(), (ObjectNode) JsonPatch.apply(ops, r.object())));
             matched++;
         }
-        if (matched == 0) {
+        if (matched == 0 && !mayMatchNothing) {
             throw new IllegalArgumentException(dir + ": patch target " + target + " matches nothing");
         }
     }

@@ -86,9 +86,9 @@ class ManifestsTest {
         assertEquals("kube-system", sa.getMetadata().getNamespace());
         ClusterRoleBinding crb = ofKind(objects, ClusterRoleBinding.class).get(0);
         assertEquals(List.of("kube-system/node-labeller"), crb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        assertRolesAreTheirIdentities(objects, OTHER_NAMESPACE.get(0));
         for (HasMetadata w : Manifests.workloads(objects)) {
             assertEquals("kube-system", w.getMetadata().getNamespace());
-            assertEquals(sa.getMetadata().getName(), podSpec(w).getServiceAccountName());
         }
         assertEquals(ofKind(Manifests.render("base"), ValidatingAdmissionPolicy.class).get(0).getSpec(),
                 ofKind(objects, ValidatingAdmissionPolicy.class).get(0).getSpec());
@@ -96,7 +96,9 @@ class ManifestsTest {
         List<HasMetadata> nfd = Manifests.render(OTHER_NAMESPACE.get(1));
         RoleBinding rb = ofKind(nfd, RoleBinding.class).get(0);
         assertEquals("kube-system", rb.getMetadata().getNamespace());
-        assertEquals(List.of("kube-system/node-labeller"), rb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        assertEquals(List.of("kube-system/node-labeller", "kube-system/node-labeller-gpu"),
+                rb.getSubjects().stream().map(s -> s.getNamespace() + "/" + s.getName()).toList());
+        assertRolesAreTheirIdentities(nfd, OTHER_NAMESPACE.get(1));
         assertEquals("kube-system", ofKind(nfd, Role.class).get(0).getMetadata().getNamespace());
         assertEquals(ofKind(Manifests.render("overlays/nfd-compat"), ValidatingAdmissionPolicy.class).get(0).getSpec(),
                 ofKind(nfd, ValidatingAdmissionPolicy.class).get(0).getSpec());
@@ -152,12 +154,30 @@ class ManifestsTest {
         assertEquals(expected, rules(roles.get(0)), variant);
 
         assertEquals(roles.get(0).getMetadata().getName(), binding.getRoleRef().getName());
-        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
-        assertEquals(sa.getMetadata().getName(), binding.getSubjects().get(0).getName());
-        assertEquals(sa.getMetadata().getNamespace(), binding.getSubjects().get(0).getNamespace());
+        assertRolesAreTheirIdentities(objects, variant);
+    }
+
+    /**
+     * The install's binding binds exactly the variant's service accounts, every workload runs as one of them in its
+     * namespace, and each agent's {@code NODE_LABELLER_ROLE} is the role its account has in the admission policies: the
+     * account {@value WriteScope#GPU_AGENT} names runs the GPU agent, every other one the host agent; without that
+     * annotation one agent writes all (and may run with any role).
+     */
+    static void assertRolesAreTheirIdentities(List<HasMetadata> objects, String variant) {
+        ClusterRoleBinding binding = ofKind(objects, ClusterRoleBinding.class).get(0);
+        assertEquals(ofKind(objects, ServiceAccount.class).stream()
+                        .map(a -> a.getMetadata().getNamespace() + "/" + a.getMetadata().getName()).sorted().toList(),
+                binding.getSubjects().stream().map(x -> x.getNamespace() + "/" + x.getName()).sorted().toList(), variant);
+        String gpuAgent = binding.getMetadata().getAnnotations().get(WriteScope.GPU_AGENT);
         for (HasMetadata w : Manifests.workloads(objects)) {
-            assertEquals(sa.getMetadata().getName(), podSpec(w).getServiceAccountName(), w.getMetadata().getName());
-            assertEquals(sa.getMetadata().getNamespace(), w.getMetadata().getNamespace());
+            String account = podSpec(w).getServiceAccountName();
+            assertTrue(binding.getSubjects().stream().anyMatch(x -> x.getName().equals(account)
+                    && x.getNamespace().equals(w.getMetadata().getNamespace())), variant + ": " + w.getMetadata().getName());
+            String role = podSpec(w).getContainers().get(0).getEnv().stream().filter(e -> e.getName().equals("NODE_LABELLER_ROLE"))
+                    .map(EnvVar::getValue).findFirst().orElse("all");
+            if (gpuAgent != null) {
+                assertEquals(account.equals(gpuAgent) ? "gpu" : "host", role, variant + ": " + w.getMetadata().getName());
+            }
         }
     }
 
@@ -169,7 +189,11 @@ class ManifestsTest {
     @MethodSource("variants")
     void theShippedWriteScopeIsTheDefaultOne(String variant) {
         Map<String, String> annotations = ofKind(Manifests.render(variant), ClusterRoleBinding.class).get(0).getMetadata().getAnnotations();
-        assertEquals(Set.copyOf(WriteScope.ANNOTATIONS), annotations.keySet(), variant);
+        Set<String> expected = new java.util.HashSet<>(WriteScope.ANNOTATIONS);
+        if (Manifests.workloads(Manifests.render(variant)).size() == 2) { // two agents: the GPU agent's account named
+            expected.add(WriteScope.GPU_AGENT);
+        }
+        assertEquals(expected, annotations.keySet(), variant);
         WriteScope scope = WriteScope.of(annotations, variant);
         assertEquals(List.of(), WriteScope.ignored(annotations));
         assertEquals(List.of(), scope.labelDomains());
@@ -374,11 +398,11 @@ class ManifestsTest {
         assertEquals(policy.getMetadata().getName(), binding.getSpec().getPolicyName());
         assertEquals(List.of("Deny"), binding.getSpec().getValidationActions());
         // the parameter is the ClusterRoleBinding that grants the agent's account its permissions
-        ServiceAccount sa = ofKind(objects, ServiceAccount.class).get(0);
         assertEquals("ClusterRoleBinding", policy.getSpec().getParamKind().getKind());
         ClusterRoleBinding crb = Manifests.one(objects, ClusterRoleBinding.class, binding.getSpec().getParamRef().getName());
-        assertEquals(List.of(sa.getMetadata().getNamespace() + "/" + sa.getMetadata().getName()),
-                crb.getSubjects().stream().map(x -> x.getNamespace() + "/" + x.getName()).toList());
+        assertEquals(ofKind(objects, ServiceAccount.class).stream().map(a -> a.getMetadata().getNamespace() + "/"
+                + a.getMetadata().getName()).sorted().toList(), crb.getSubjects().stream().map(x -> x.getNamespace() + "/"
+                + x.getName()).sorted().toList());
         String all = Manifests.K8S.asJson(policy.getSpec());
         assertTrue(all.contains("request.userInfo.extra['authentication.kubernetes.io/node-name']"));
         assertTrue(all.contains("'managed-labels'"));
@@ -415,7 +439,11 @@ class ManifestsTest {
         assertEquals("host", hostEnv.get("NODE_LABELLER_ROLE"));
         assertEquals("gpu", env.get("NODE_LABELLER_ROLE"));
         assertEquals(hostEnv.get("NODE_LABELLER_INSTANCE"), env.get("NODE_LABELLER_INSTANCE"), "one install");
-        assertEquals(plain.getSpec().getTemplate().getSpec().getServiceAccountName(), gpuPod.getServiceAccountName());
+        // each its own identity: the GPU agent's account is the one the install's binding names as its GPU agent
+        assertEquals("node-labeller", plain.getSpec().getTemplate().getSpec().getServiceAccountName());
+        assertEquals(ofKind(objects, ClusterRoleBinding.class).get(0).getMetadata().getAnnotations().get(WriteScope.GPU_AGENT),
+                gpuPod.getServiceAccountName());
+        assertRolesAreTheirIdentities(objects, "overlays/gpu");
         // the hardened toolkit (no NVIDIA_VISIBLE_DEVICES from unprivileged containers) takes the volume-mount request
         Manifests.assertDeviceRequestOnlyOnTheGpuAgent(gpu);
         // Two DaemonSets must not select each other's pods.
