@@ -53,6 +53,13 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
      * publish.Install} keeps an agent whose role is not its identity's from publishing).
      */
     public static final String GPU_AGENT = "node-labeller.io/gpu-agent";
+    /**
+     * The most characters of {@value #DENIED_KEYS} patterns in all that an install supports: the admission policy
+     * checks every key a write adds against each pattern, at a cost that grows with keys × pattern length, and the
+     * agent spreads its writes so that each stays within the API server's limit (publish.WriteBudget); this bound keeps
+     * the largest node's first labelling to a few dozen writes (docs/performance.md).
+     */
+    public static final int MAX_DENIED_KEYS_LENGTH = 4096;
     /** Every annotation of the write scope. */
     public static final List<String> ANNOTATIONS = List.of(LABEL_DOMAINS, NVIDIA_KEYS, DENIED_KEYS, TAINTS, EXTENDED_RESOURCES);
 
@@ -97,6 +104,12 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
             }
         }
         List<Pattern> denied = new ArrayList<>();
+        int length = split(a.get(DENIED_KEYS), "\n").stream().mapToInt(String::length).sum();
+        if (length > MAX_DENIED_KEYS_LENGTH) {
+            throw new IllegalArgumentException(source + ": annotation " + DENIED_KEYS + ": " + length + " characters of"
+                    + " patterns, more than the " + MAX_DENIED_KEYS_LENGTH + " supported (the admission policy's cost per"
+                    + " key grows with them)");
+        }
         for (String p : split(a.get(DENIED_KEYS), "\n")) {
             try {
                 denied.add(Pattern.compile(p));

@@ -182,6 +182,12 @@ public final class Install {
         return s;
     }
 
+    /** How many keys one write may add under this install's policy: its patterns and domains ({@link WriteBudget}). */
+    public WriteBudget budget() throws PublishException {
+        return unchecked() ? WriteBudget.NONE : new WriteBudget(scope().deniedKeys().stream()
+                .map(com.google.re2j.Pattern::pattern).toList(), scope().labelDomains());
+    }
+
     /** Why {@code key} of {@code kind} may not be written, or null. */
     public String problem(LabelSet.Kind kind, String key) throws PublishException {
         return unchecked() ? null : scope().problem(kind, key, gpuLabel);

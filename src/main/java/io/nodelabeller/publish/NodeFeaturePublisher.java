@@ -145,9 +145,45 @@ public final class NodeFeaturePublisher implements Publisher {
         withinScope(spec, dropped);
         install.report(dropped);
         List<OwnerReference> ownerRefs = owners.resolve();
+        WriteBudget budget = install.budget();
         Retrying.Run run = retrying.start(subject, problems, f -> events.apiError(f.status),
                 status -> status == 403 ? " (RBAC: the nfd-compat Role grants create/update on nodefeatures)" : "");
-        boolean written = run.call(() -> {
+        boolean written = false;
+        // usually one write; more where the labels to add are spread over several (WriteBudget)
+        for (int writes = 0; writes < MAX_WRITES; writes++) {
+            Step step = write(run, spec, ownerRefs, budget);
+            written |= step != Step.UNCHANGED;
+            if (step != Step.PARTIAL) {
+                break;
+            }
+        }
+        problems.ok();
+        return written;
+    }
+
+    /** Writes at most this many times per publish. */
+    private static final int MAX_WRITES = 100;
+
+    /** What one write did: nothing needed, the whole spec written, or a part of its new labels. */
+    private enum Step { UNCHANGED, WRITTEN, PARTIAL }
+
+    /** {@code spec} with as many of its labels new to {@code current} as one write may add ({@link WriteBudget}). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> step(Map<String, Object> spec, Map<String, String> current, WriteBudget budget) {
+        java.util.SortedMap<String, String> labels = new java.util.TreeMap<>((Map<String, String>) spec.get("labels"));
+        java.util.SortedMap<String, String> step = budget.step(labels, current, current::containsKey);
+        if (step == labels) {
+            return spec;
+        }
+        Map<String, Object> out = new LinkedHashMap<>(spec);
+        out.put("labels", new LinkedHashMap<>(step));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Step write(Retrying.Run run, Map<String, Object> target, List<OwnerReference> ownerRefs, WriteBudget budget)
+            throws PublishException {
+        return run.call(() -> {
             GenericKubernetesResource current;
             try {
                 current = api.get(collection + "/" + name, GenericKubernetesResource.class);
@@ -158,6 +194,7 @@ public final class NodeFeaturePublisher implements Publisher {
                 current = null;
             }
             if (current == null) {
+                Map<String, Object> spec = step(target, Map.of(), budget);
                 api.post(collection, new GenericKubernetesResourceBuilder()
                         .withApiVersion(NODE_FEATURE.getGroup() + "/" + NODE_FEATURE.getVersion())
                         .withKind(NODE_FEATURE.getKind())
@@ -165,15 +202,18 @@ public final class NodeFeaturePublisher implements Publisher {
                         .addToLabels(NODE_NAME_LABEL, nodeName).withOwnerReferences(ownerRefs).endMetadata()
                         .addToAdditionalProperties("spec", spec)
                         .build(), GenericKubernetesResource.class);
-                return true;
+                return spec == target ? Step.WRITTEN : Step.PARTIAL;
             }
+            Object currentSpec = current.getAdditionalProperties().get("spec");
+            Object currentLabels = currentSpec instanceof Map<?, ?> m ? m.get("labels") : null;
+            Map<String, Object> spec = step(target, currentLabels instanceof Map<?, ?> l ? (Map<String, String>) l : Map.of(),
+                    budget);
             Map<String, String> labels = current.getMetadata().getLabels() == null ? Map.of()
                     : current.getMetadata().getLabels();
             List<OwnerReference> currentRefs = current.getMetadata().getOwnerReferences() == null ? List.of()
                     : current.getMetadata().getOwnerReferences();
-            if (spec.equals(current.getAdditionalProperties().get("spec")) && nodeName.equals(labels.get(NODE_NAME_LABEL))
-                    && ownerRefs.equals(currentRefs)) {
-                return false;
+            if (spec.equals(currentSpec) && nodeName.equals(labels.get(NODE_NAME_LABEL)) && ownerRefs.equals(currentRefs)) {
+                return Step.UNCHANGED;
             }
             Map<String, String> newLabels = new HashMap<>(labels);
             newLabels.put(NODE_NAME_LABEL, nodeName);
@@ -183,9 +223,7 @@ public final class NodeFeaturePublisher implements Publisher {
             current.getAdditionalProperties().put("spec", spec);
             // carries the resourceVersion just read: a concurrent writer gives 409, and the attempt reads again
             api.put(collection + "/" + name, current, GenericKubernetesResource.class);
-            return true;
+            return spec == target ? Step.WRITTEN : Step.PARTIAL;
         });
-        problems.ok();
-        return written;
     }
 }

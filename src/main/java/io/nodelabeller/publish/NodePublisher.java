@@ -42,6 +42,8 @@ public final class NodePublisher implements Publisher {
      * extended resources (the status patch, after the node's).
      */
     private static final int MAX_PATCHES = 5;
+    /** Patches per publish when the labels to add are spread over several writes ({@link WriteBudget}). */
+    private static final int MAX_SPREAD_PATCHES = 100;
 
     /**
      * @param requestTimeout one request's limit
@@ -193,6 +195,7 @@ public final class NodePublisher implements Publisher {
 
     /** As {@link #apply(NodePatch.Desired)}, adding, changing and removing only the labels {@code keeps} accepts. */
     List<NodePatch.Op> apply(NodePatch.Desired desired, java.util.function.Predicate<String> keeps) throws PublishException {
+        WriteBudget budget = install.budget();
         Node[] seen = {null}; // the node as this call last saw it; dropped after any failed request
         Retrying.Run run = retrying.start("node " + nodeName, problems, f -> {
             events.apiError(f.status);
@@ -208,8 +211,10 @@ public final class NodePublisher implements Publisher {
             List<NodePatch.Op> ops = run.call(() -> {
                 Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
-                NodePatch.Plan plan = NodePatch.plan(state(node), desired, install.bookkeeping(), keeps, part.shared());
-                if (plan.isEmpty() || patchesSoFar == MAX_PATCHES) {
+                NodePatch.Node state = state(node);
+                NodePatch.Desired step = step(budget, state, desired);
+                NodePatch.Plan plan = NodePatch.plan(state, step, install.bookkeeping(), keeps, part.shared());
+                if (plan.isEmpty() || patchesSoFar == (step == desired ? MAX_PATCHES : MAX_SPREAD_PATCHES)) {
                     reportOthers(plan.leftAlone());
                     return List.<NodePatch.Op>of();
                 }
@@ -229,6 +234,19 @@ public final class NodePublisher implements Publisher {
             }
             sent.addAll(ops);
         }
+    }
+
+    /** {@code desired} as far as one write may take it under the install's policy ({@link WriteBudget}). */
+    private NodePatch.Desired step(WriteBudget budget, NodePatch.Node state, NodePatch.Desired desired) {
+        if (desired.labels() == null) {
+            return desired;
+        }
+        java.util.SortedSet<String> owned = NodePatch.owned(state.annotations() == null ? Map.of() : state.annotations(),
+                install.bookkeeping().labels());
+        SortedMap<String, String> labels = budget.step(desired.labels(), state.labels() == null ? Map.of() : state.labels(),
+                owned::contains);
+        return labels == desired.labels() ? desired
+                : new NodePatch.Desired(labels, desired.annotations(), desired.taints(), desired.extendedResources());
     }
 
     /**

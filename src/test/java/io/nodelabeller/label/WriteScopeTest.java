@@ -122,4 +122,17 @@ class WriteScopeTest {
         assertTrue(e.getMessage().startsWith("ClusterRoleBinding x: annotation node-labeller.io/denied-keys: 'a(b' is not RE2"),
                 e.getMessage());
     }
+
+    /** More denied-keys patterns than the install supports is a clear error; the bound itself is accepted. */
+    @Test
+    void deniedKeysBeyondTheSupportedLengthAreAClearError() {
+        String pattern = "^example\\.com/" + "x".repeat(49) + "$"; // 64 characters
+        assertEquals(64, pattern.length());
+        String atBound = String.join("\n", java.util.Collections.nCopies(WriteScope.MAX_DENIED_KEYS_LENGTH / 64, pattern));
+        assertEquals(64, WriteScope.of(Map.of(WriteScope.DENIED_KEYS, atBound), "x").deniedKeys().size());
+        var e = assertThrows(IllegalArgumentException.class, () -> WriteScope.of(Map.of(WriteScope.DENIED_KEYS,
+                atBound + "\nz"), "ClusterRoleBinding x"));
+        assertEquals("ClusterRoleBinding x: annotation node-labeller.io/denied-keys: 4097 characters of patterns, more than"
+                + " the 4096 supported (the admission policy's cost per key grows with them)", e.getMessage());
+    }
 }
