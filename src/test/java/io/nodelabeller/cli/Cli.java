@@ -40,11 +40,18 @@ public final class Cli {
      * {@code run} and for signals; its stdout and stderr go to {@code log}. The caller ends it.
      */
     public static Process start(java.nio.file.Path log, String... args) throws java.io.IOException {
+        return start(log, Map.of(), args);
+    }
+
+    /** As above, with {@code env} added to this environment (NODE_LABELLER_ROLE, ...). */
+    public static Process start(java.nio.file.Path log, Map<String, String> env, String... args) throws java.io.IOException {
         java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
                 java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         cmd.addAll(Arrays.asList(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().putAll(env);
+        return builder.start();
     }
 
     /** Commands that load NVML (they take the common options). */

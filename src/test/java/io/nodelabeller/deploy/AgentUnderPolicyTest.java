@@ -159,6 +159,55 @@ class AgentUnderPolicyTest {
     }
 
     /**
+     * nfd-compat as overlays/nfd-compat ships it (its config, its policy, NFD's CRDs): the host agent and the GPU agent,
+     * each with its own pod-bound token, publish their NodeFeature objects — the node's, with the host labels and
+     * nvidia.com/gpu.present, and node-labeller-gpu-&lt;node&gt;, with GPU Feature Discovery's — every write admitted, no
+     * warning; nothing is written to the node itself.
+     */
+    @Test
+    void nfdCompatsTwoAgentsPublishTheirNodeFeatures() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(io.nodelabeller.testing.FakeNvml.built(
+                io.nodelabeller.testing.FakeNvml.Variant.FULL)), "fake NVML not built (gcc missing)");
+        String lib = io.nodelabeller.testing.FakeNvml.nvml().gpus(8, io.nodelabeller.testing.FakeNvml.a100_80gb())
+                .install(tmp.resolve("lib")).toString();
+        List<io.fabric8.kubernetes.api.model.HasMetadata> objects = Manifests.render("overlays/nfd-compat");
+        Path config = java.nio.file.Files.writeString(tmp.resolve("config.yaml"), Manifests.one(objects,
+                io.fabric8.kubernetes.api.model.ConfigMap.class, "node-labeller-config").getData().get("config.yaml"));
+        ServerJudge judge = ServerJudge.shared();
+        Map<String, String> scope = new TreeMap<>(AdmissionPolicyTest.NODE_FEATURE.crb().getMetadata().getAnnotations());
+        scope.put(WriteScope.LABEL_DOMAINS, "example.com"); // the host's features.d labels
+        judge.install(AdmissionPolicyTest.NODE_FEATURE.withScope(scope));
+        var nodeFeatures = judge.admin().genericKubernetesResources(ServerJudge.NODE_FEATURES).inNamespace("node-labeller");
+        nodeFeatures.withName("aup-nfd-1").delete();
+        nodeFeatures.withName("node-labeller-gpu-aup-nfd-1").delete();
+        Map<String, String> kubeconfigs = Map.of("host", agentKubeconfig("aup-nfd-1").toString(),
+                "gpu", agentKubeconfig("aup-nfd-1", "node-labeller-gpu", false).toString());
+        String version = judge.admin().nodes().withName("aup-nfd-1").get().getMetadata().getResourceVersion();
+        for (String role : List.of("host", "gpu")) {
+            Cli.Result r = Cli.runWith(Map.of("NODE_LABELLER_ROLE", role, "POD_NAMESPACE", "node-labeller"), "once",
+                    "--config", config.toString(), "--host-root", Hosts.root("gpu-server").toString(), "--nvml-library", lib,
+                    "--node-name", "aup-nfd-1", "--kubeconfig", kubeconfigs.get(role), "--instance", "node-labeller",
+                    "--no-timestamp");
+            assertEquals(0, r.code(), role + ": " + r.err());
+            // (run outside a DaemonSet's pod, it has no pod to name as the object's owner: that one warning)
+            assertTrue(r.err().lines().noneMatch(l -> l.contains(" WARN ") && !l.contains(" OwnerRefs: ")
+                    || l.contains(" ERROR ")), role + ": " + r.err());
+        }
+        Map<?, ?> host = (Map<?, ?>) ((Map<?, ?>) nodeFeatures.withName("aup-nfd-1").get().getAdditionalProperties()
+                .get("spec")).get("labels");
+        Map<?, ?> gpu = (Map<?, ?>) ((Map<?, ?>) nodeFeatures.withName("node-labeller-gpu-aup-nfd-1").get()
+                .getAdditionalProperties().get("spec")).get("labels");
+        assertEquals("true", host.get("nvidia.com/gpu.present"));
+        assertTrue(host.keySet().stream().anyMatch(k -> ((String) k).startsWith("feature.node.kubernetes.io/pci-")), host.toString());
+        assertTrue(host.keySet().stream().noneMatch(k -> ((String) k).startsWith("nvidia.com/gpu.product")), host.toString());
+        assertEquals("NVIDIA-A100-SXM4-80GB", gpu.get("nvidia.com/gpu.product"));
+        assertTrue(gpu.keySet().stream().allMatch(k -> ((String) k).startsWith("nvidia.com/")) && !gpu.containsKey(
+                "nvidia.com/gpu.present"), gpu.toString());
+        assertEquals(version, judge.admin().nodes().withName("aup-nfd-1").get().getMetadata().getResourceVersion(),
+                "nfd-master writes the node, not the agents");
+    }
+
+    /**
      * An agent whose --role is not the role its service account has in the install's binding publishes nothing
      * instead of sending writes the policy refuses, and says what to change: the one agent of an earlier layout
      * (--role all) under the host agent's account, the host agent run as the GPU agent's account.
