@@ -261,7 +261,13 @@ class AdmissionPolicyTest {
      */
     static Map<String, Object> agentWrites(Installed policy, User user, io.nodelabeller.publish.Bookkeeping bk,
                                            Map<String, Object> node, NodePatch.Desired desired) {
-        ServerJudge judge = ServerJudge.shared();
+        return agentWrites(ServerJudge.shared(), policy, user, bk, node, desired);
+    }
+
+    /** As above, judged by {@code judge} (another release's server). */
+    static Map<String, Object> agentWrites(ServerJudge judge, Installed policy, User user,
+                                           io.nodelabeller.publish.Bookkeeping bk, Map<String, Object> node,
+                                           NodePatch.Desired desired) {
         judge.install(policy);
         String name = (String) ((Map<?, ?>) node.get("metadata")).get("name");
         judge.reset(name, node);

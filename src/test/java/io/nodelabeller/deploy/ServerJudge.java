@@ -44,7 +44,7 @@ import java.util.TreeMap;
  */
 final class ServerJudge {
 
-    private static ServerJudge shared;
+    private static final Map<String, ServerJudge> SHARED = new java.util.HashMap<>();
 
     private static final Set<String> INSTALLED_KINDS = Set.of("Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
             "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
@@ -61,9 +61,18 @@ final class ServerJudge {
         this.cp = cp;
     }
 
-    static synchronized ServerJudge shared() {
-        if (shared == null) {
-            ControlPlane cp = ControlPlane.shared();
+    static ServerJudge shared() {
+        return shared(null);
+    }
+
+    /**
+     * The judge on the shared control plane of {@code emulatedVersion} (null: the newest release), one per version:
+     * NFD's CRDs and the tests' writers' ClusterRole applied once.
+     */
+    static synchronized ServerJudge shared(String emulatedVersion) {
+        ServerJudge judge = SHARED.get(String.valueOf(emulatedVersion));
+        if (judge == null) {
+            ControlPlane cp = emulatedVersion == null ? ControlPlane.shared() : ControlPlane.shared(emulatedVersion);
             List<String> refused = new ArrayList<>();
             ServerManifestsTest.applyNfdCrds(cp.admin(), refused);
             ServerManifestsTest.apply(cp.admin(), "the tests' writers", Manifests.parseAll("""
@@ -83,9 +92,10 @@ final class ServerJudge {
             if (!refused.isEmpty()) {
                 throw new IllegalStateException(refused.toString());
             }
-            shared = new ServerJudge(cp);
+            judge = new ServerJudge(cp);
+            SHARED.put(String.valueOf(emulatedVersion), judge);
         }
-        return shared;
+        return judge;
     }
 
     KubernetesClient admin() {
