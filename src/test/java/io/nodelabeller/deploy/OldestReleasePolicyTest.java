@@ -25,7 +25,7 @@ import static io.nodelabeller.deploy.AdmissionPolicyTest.managed;
 import static io.nodelabeller.deploy.AdmissionPolicyTest.map;
 import static io.nodelabeller.deploy.AdmissionPolicyTest.node;
 import static io.nodelabeller.deploy.AdmissionPolicyTest.nodeFeature;
-import static io.nodelabeller.deploy.AdmissionPolicyTest.twoAgentsNode;
+import static io.nodelabeller.deploy.TwoAgentsPolicyTest.twoAgentsNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
