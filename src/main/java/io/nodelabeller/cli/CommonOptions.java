@@ -130,6 +130,9 @@ final class CommonOptions {
      * the default). A value they would refuse is a usage error naming where it came from.
      */
     Config withDevicePluginFlags(Config loaded) {
+        if (!readsDevicePlugin()) {
+            return loaded;
+        }
         String mig = null;
         String migFrom = null;
         if (migStrategy != null && !migStrategy.isBlank()) {
@@ -177,7 +180,7 @@ final class CommonOptions {
      * label is {@code nodeLabel} (null: not known) uses; null without that option.
      */
     DevicePluginConfigs.Choice devicePluginChoice(String nodeLabel) {
-        if (devicePluginConfigDir == null) {
+        if (devicePluginConfigDir == null || !readsDevicePlugin()) {
             return null;
         }
         if (devicePluginConfig != null) {
@@ -199,7 +202,16 @@ final class CommonOptions {
     }
 
     private Path devicePluginFile(DevicePluginConfigs.Choice choice) {
-        return choice == null ? devicePluginConfig : choice.file();
+        return choice == null ? (readsDevicePlugin() ? devicePluginConfig : null) : choice.file();
+    }
+
+    /**
+     * Whether this agent reads the device plugin's config at all: not the host agent ({@code --role host}), which uses
+     * none of its settings (no NVML, no MIG, no sharing), so that it starts whatever state the GPU stack's
+     * configuration is in — a missing, misnamed or newer file, or a ConfigMap the GPU agent's DaemonSet mounts.
+     */
+    boolean readsDevicePlugin() {
+        return role() != Role.HOST;
     }
 
     /**

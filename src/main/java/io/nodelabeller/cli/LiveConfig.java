@@ -60,10 +60,10 @@ final class LiveConfig implements ConfigWatch.Listener {
         if (common.config != null) {
             config.add(common.config);
         }
-        if (common.devicePluginConfig != null) {
+        if (common.devicePluginConfig != null && common.readsDevicePlugin()) {
             config.add(common.devicePluginConfig);
         }
-        if (common.devicePluginConfigDir != null) {
+        if (common.devicePluginConfigDir != null && common.readsDevicePlugin()) {
             config.add(common.devicePluginConfigDir);
         }
         if (!c.core().customRulesDir().isEmpty()) {

@@ -94,8 +94,9 @@ public final class ConfigLoader {
         } catch (ConfigException e) {
             problems.addAll(e.problems());
         }
+        List<String> dpWarnings = new ArrayList<>();
         try {
-            dp = loadDevicePlugin(devicePluginFile);
+            dp = loadDevicePlugin(devicePluginFile, dpWarnings);
         } catch (ConfigException e) {
             problems.addAll(e.problems());
         }
@@ -103,25 +104,50 @@ public final class ConfigLoader {
             problems.add(file + ": devicePlugin: given both here and with --device-plugin-config "
                     + devicePluginFile + "; use one of them");
         }
-        if (!problems.isEmpty()) {
-            throw new ConfigException(problems);
+        rejectIfNeeded(problems, dpWarnings);
+        Config out = config.withDevicePlugin(dp);
+        if (dpWarnings.isEmpty()) {
+            return out;
         }
-        return config.withDevicePlugin(dp);
+        List<String> warnings = new ArrayList<>(out.warnings());
+        warnings.addAll(dpWarnings);
+        return out.withCore(out.core(), warnings);
     }
 
-    /** The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it). */
+    /**
+     * The NVIDIA device plugin's config file {@code file} (YAML or JSON, as the plugin reads it), strictly: a key the
+     * plugin would ignore is a problem too (check-config).
+     */
     public static DevicePluginConfig loadDevicePlugin(Path file) throws ConfigException {
         return parseDevicePlugin(file.toString(), readText(file));
     }
 
-    /** Parses a device plugin config document; {@code name} is used in messages. */
+    /** As above, as the plugin reads it: a key it would ignore is added to {@code warnings}, the rest applied. */
+    public static DevicePluginConfig loadDevicePlugin(Path file, List<String> warnings) throws ConfigException {
+        return parseDevicePlugin(file.toString(), readText(file), warnings);
+    }
+
+    /** Parses a device plugin config document strictly (a key the plugin would ignore is a problem); {@code name} names it. */
     public static DevicePluginConfig parseDevicePlugin(String name, String text) throws ConfigException {
+        List<String> warnings = new ArrayList<>();
+        DevicePluginConfig dp = parseDevicePlugin(name, text, warnings);
+        if (!warnings.isEmpty()) {
+            throw new ConfigException(warnings);
+        }
+        return dp;
+    }
+
+    /** Parses a device plugin config document as the plugin reads it; the keys it ignores go to {@code warnings}. */
+    public static DevicePluginConfig parseDevicePlugin(String name, String text, List<String> warnings) throws ConfigException {
         JsonNode tree = Yaml.readTree(name, text);
         List<String> problems = new ArrayList<>();
-        DevicePluginConfig dp = DevicePluginConfig.read(YamlNode.root(name, tree, problems), name);
+        YamlNode root = YamlNode.root(name, tree, problems);
+        DevicePluginConfig dp = DevicePluginConfig.read(root, name);
         if (!problems.isEmpty()) {
+            problems.addAll(root.warnings());
             throw new ConfigException(problems);
         }
+        warnings.addAll(root.warnings());
         return dp;
     }
 

@@ -82,13 +82,13 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
         if (n.isMissing()) {
             return new DevicePluginConfig(origin, DEFAULT.migStrategy, null, Gfd.DEFAULT, Sharing.NONE);
         }
-        n.object("version", "flags", "resources", "sharing", "imex");
+        n.objectIgnoringUnknown("version", "flags", "resources", "sharing", "imex");
         String version = n.child("version").string("");
         if (!version.isEmpty() && !version.equals("v1")) {
             n.child("version").problem("unknown version '" + version + "' (expected v1)");
         }
         YamlNode flags = n.child("flags");
-        flags.object("migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
+        flags.objectIgnoringUnknown("migStrategy", "failOnInitError", "mpsRoot", "nvidiaDriverRoot", "nvidiaDevRoot",
                 "gdrcopyEnabled", "gdsEnabled", "mofedEnabled", "useNodeFeatureAPI", "deviceDiscoveryStrategy",
                 "plugin", "gfd");
         String mig = oneOf(flags.child("migStrategy"), MIG_STRATEGIES, "none");
@@ -114,7 +114,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     private static void readPlugin(YamlNode n) {
-        n.object("passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix", "nvidiaCTKPath",
+        n.objectIgnoringUnknown("passDeviceSpecs", "deviceListStrategy", "deviceIDStrategy", "cdiAnnotationPrefix", "nvidiaCTKPath",
                 "containerDriverRoot", "sharedDevicesAllocationPolicy");
         n.child("passDeviceSpecs").bool(false);
         YamlNode list = n.child("deviceListStrategy");
@@ -130,7 +130,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     private static Gfd readGfd(YamlNode n) {
-        if (!n.object("oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile")) {
+        if (!n.objectIgnoringUnknown("oneshot", "noTimestamp", "sleepInterval", "outputFile", "machineTypeFile")) {
             return Gfd.DEFAULT;
         }
         return new Gfd(n.child("oneshot").bool(false), n.child("noTimestamp").bool(false),
@@ -155,12 +155,12 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     private static void readResourcePatterns(YamlNode n) {
-        if (!n.object("gpus", "mig")) {
+        if (!n.objectIgnoringUnknown("gpus", "mig")) {
             return;
         }
         for (String kind : List.of("gpus", "mig")) {
             for (YamlNode e : n.child(kind).elements()) {
-                e.object("pattern", "name");
+                e.objectIgnoringUnknown("pattern", "name");
                 e.child("pattern").string(null);
                 e.child("name").string(null);
             }
@@ -168,7 +168,7 @@ public record DevicePluginConfig(String origin, String migStrategy, Boolean fail
     }
 
     private static void readImex(YamlNode n) {
-        if (!n.object("channelIDs", "required")) {
+        if (!n.objectIgnoringUnknown("channelIDs", "required")) {
             return;
         }
         n.child("required").bool(false);

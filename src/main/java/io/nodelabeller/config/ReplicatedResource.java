@@ -51,7 +51,7 @@ public record ReplicatedResource(String name, String rename, ReplicatedDevices d
 
     /** Reads one entry; null when it is unusable (every problem recorded). */
     static ReplicatedResource read(YamlNode n) {
-        if (!n.object("name", "rename", "devices", "replicas")) {
+        if (!n.objectIgnoringUnknown("name", "rename", "devices", "replicas")) {
             if (n.isMissing()) {
                 n.problem("expected a mapping with name and replicas");
             }

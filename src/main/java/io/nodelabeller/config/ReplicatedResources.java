@@ -41,7 +41,7 @@ public record ReplicatedResources(boolean renameByDefault, Boolean failRequestsG
     }
 
     static ReplicatedResources read(YamlNode n, boolean mps) {
-        n.object("renameByDefault", "failRequestsGreaterThanOne", "resources");
+        n.objectIgnoringUnknown("renameByDefault", "failRequestsGreaterThanOne", "resources");
         boolean renameByDefault = n.child("renameByDefault").bool(false);
         YamlNode f = n.child("failRequestsGreaterThanOne");
         Boolean fail = f.isMissing() ? (mps ? Boolean.TRUE : null) : Boolean.valueOf(f.bool(false));

@@ -38,7 +38,7 @@ public record Sharing(ReplicatedResources timeSlicing, ReplicatedResources mps) 
     }
 
     static Sharing read(YamlNode n) {
-        if (!n.object("timeSlicing", "mps")) {
+        if (!n.objectIgnoringUnknown("timeSlicing", "mps")) {
             return NONE;
         }
         return new Sharing(

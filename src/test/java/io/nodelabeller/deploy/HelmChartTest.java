@@ -308,11 +308,21 @@ class HelmChartTest {
         assertTrue(e.getMessage().contains("gpu.vgpu needs gpu.enabled"), e.getMessage());
     }
 
-    /** devicePluginConfigs: the device plugin's named configs mounted as a directory, the node label picks one. */
+    /**
+     * devicePluginConfigs: the device plugin's named configs mounted as a directory in the GPU agent's pods, the node
+     * label picks one. The host agent's pods neither mount nor name them: a missing or misnamed ConfigMap of the GPU
+     * stack never holds a host agent in ContainerCreating.
+     */
     @Test
     void namedDevicePluginConfigsReplaceTheSingleFile(@TempDir Path tmp) throws Exception {
         List<HasMetadata> helm = templateWith(tmp, "gpu: {enabled: true}\ndevicePluginConfigs: {configMap: time-slicing-config, default: any}\n");
-        for (DaemonSet ds : ofKind(helm, DaemonSet.class)) {
+        var host = one(helm, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec();
+        assertTrue(host.getVolumes().stream().noneMatch(v -> v.getConfigMap() != null
+                && "time-slicing-config".equals(v.getConfigMap().getName())), host.getVolumes().toString());
+        assertTrue(host.getContainers().get(0).getArgs().stream().noneMatch(a -> a.startsWith("--device-plugin-config-dir")));
+        assertEquals("host", host.getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("NODE_LABELLER_ROLE")).findFirst().orElseThrow().getValue());
+        for (DaemonSet ds : List.of(one(helm, DaemonSet.class, "node-labeller-gpu"))) {
             var pod = ds.getSpec().getTemplate().getSpec();
             var c = pod.getContainers().get(0);
             assertTrue(c.getArgs().containsAll(List.of("--device-plugin-config-dir=/etc/device-plugin-configs",

@@ -95,6 +95,31 @@ public final class YamlNode {
         return true;
     }
 
+    /**
+     * As {@link #object}, but an unknown key is a warning, not a problem: for files read as a Go program that unmarshals
+     * them without strictness reads them (the NVIDIA device plugin's config: a key a newer plugin added, or a typo, is
+     * ignored there, so it is here, named once).
+     */
+    public boolean objectIgnoringUnknown(String... allowed) {
+        if (isMissing()) {
+            return false;
+        }
+        if (!json.isObject()) {
+            problem("expected a mapping, got " + kind(json));
+            return false;
+        }
+        Set<String> known = new LinkedHashSet<>(List.of(allowed));
+        Iterator<String> names = json.fieldNames();
+        while (names.hasNext()) {
+            String name = names.next();
+            if (!known.contains(name)) {
+                child(name).warn("unknown key, ignored as the NVIDIA device plugin ignores it (known here: "
+                        + String.join(", ", known) + ")");
+            }
+        }
+        return true;
+    }
+
     public YamlNode child(String key) {
         JsonNode value = json.isObject() ? json.get(key) : null;
         return new YamlNode(file, path.isEmpty() ? key : path + "." + key, value, problems, warnings);
