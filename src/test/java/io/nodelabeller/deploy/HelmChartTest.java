@@ -379,7 +379,7 @@ class HelmChartTest {
         assertEquals(ManifestsTest.BOTH_WHERE_ALLOWED,
                 ManifestsTest.GPU_NODE_STATES.stream().map(n -> ManifestsTest.agentOn(plain, gpu, inPool.apply(n))).toList(),
                 "in the user's pool: as without an affinity of one's own");
-        assertEquals(java.util.Collections.nCopies(7, "none"),
+        assertEquals(java.util.Collections.nCopies(ManifestsTest.GPU_NODE_STATES.size(), "none"),
                 ManifestsTest.GPU_NODE_STATES.stream().map(n -> ManifestsTest.agentOn(plain, gpu, n)).toList(),
                 "outside the pool: neither");
         for (DaemonSet ds : List.of(plain, gpu)) {
@@ -407,7 +407,7 @@ class HelmChartTest {
         List<HasMetadata> required = templateWith(tmp, "gpu: {enabled: true, deployClient: required}\n");
         DaemonSet gpu = one(required, DaemonSet.class, "node-labeller-gpu");
         assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
-        assertEquals(List.of("host", "host", "host", "host+gpu", "host", "host", "host"), ManifestsTest.GPU_NODE_STATES.stream()
+        assertEquals(ManifestsTest.ONLY_WHERE_THE_CLIENT_GATE_IS_OPEN, ManifestsTest.GPU_NODE_STATES.stream()
                 .map(n -> ManifestsTest.agentOn(one(required, DaemonSet.class, "node-labeller"), gpu, n)).toList());
         assertFalse(one(required, DaemonSet.class, "node-labeller").getSpec().getTemplate().getSpec().getNodeSelector()
                 .containsKey("nvidia.com/gpu.deploy.client"));

@@ -504,28 +504,58 @@ class ManifestsTest {
                 "# kustomization.yaml (gpu.deploy.client required)", tmp);
         DaemonSet gpu = one(objects, DaemonSet.class, "node-labeller-gpu");
         assertEquals("true", gpu.getSpec().getTemplate().getSpec().getNodeSelector().get("nvidia.com/gpu.deploy.client"));
-        assertEquals(List.of("host", "host", "host", "host+gpu", "host", "host", "host"), GPU_NODE_STATES.stream()
+        assertEquals(ONLY_WHERE_THE_CLIENT_GATE_IS_OPEN, GPU_NODE_STATES.stream()
                 .map(n -> agentOn(one(objects, DaemonSet.class, "node-labeller"), gpu, n)).toList());
     }
 
     /**
-     * Node label states, in order: a CPU node; a CPU node under the GPU Operator (which labels GPU nodes only, so
-     * gpu.deploy.client absent); a GPU node without the Operator (or one older than 26.7, which sets no
-     * gpu.deploy.client); a GPU node of the Operator 26.7+ (gpu.deploy.client=true, gpu-operator state_manager.go);
-     * the same while k8s-driver-manager upgrades the driver (cmd/driver-manager/main.go, maybeSetPaused:
-     * paused-for-driver-upgrade), while mig-parted changes the MIG layout (paused-for-mig-change), and with GPU
-     * clients switched off (false).
+     * Node label states, as the GPU Operator leaves them (gpu-operator controllers/state_manager.go, gpuStateLabels;
+     * nodelabeling_controller.go), in order: a CPU node; a CPU node under the Operator; a GPU node without the
+     * Operator; a container node of the Operator 26.7+ (GFD's deploy label and gpu.deploy.client true); the same while
+     * k8s-driver-manager upgrades the driver (cmd/driver-manager/main.go, maybeSetPaused: paused-for-driver-upgrade) and
+     * while mig-manager changes the MIG layout (paused-for-mig-change); GPU clients switched off (false); a container
+     * node of an Operator older than 26.7 (no gpu.deploy.client); a vm-passthrough node (KubeVirt), one of a kata
+     * sandbox whose workload config is the ClusterPolicy's default (no gpu.workload.config label); a vm-vgpu node;
+     * operands switched off (gpu.deploy.operands=false: every deploy label removed); a DRA node (GPUCluster: no GFD).
      */
     static final List<Map<String, String>> GPU_NODE_STATES = List.of(
             Map.of("kubernetes.io/os", "linux"),
             Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.deploy.driver", "false"),
             Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true"),
-            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.client", "true"),
+            operatorNode("container", "true", "true"),
+            operatorNode("container", "paused-for-driver-upgrade", "paused-for-driver-upgrade"),
+            operatorNode("container", "paused-for-mig-change", "paused-for-mig-change"),
+            operatorNode("container", "true", "false"),
+            operatorNode("container", "true", null),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.workload.config",
+                    "vm-passthrough", "nvidia.com/gpu-operator.resource-allocation.mode", "device-plugin",
+                    "nvidia.com/gpu.deploy.sandbox-device-plugin", "true", "nvidia.com/gpu.deploy.vfio-manager", "true",
+                    "nvidia.com/gpu.deploy.sandbox-validator", "true"),
             Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true",
-                    "nvidia.com/gpu.deploy.client", "paused-for-driver-upgrade"),
+                    "nvidia.com/gpu.deploy.kata-sandbox-device-plugin", "true", "nvidia.com/gpu.deploy.vfio-manager", "true",
+                    "nvidia.com/gpu.deploy.kata-manager", "true"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.workload.config", "vm-vgpu",
+                    "nvidia.com/gpu.deploy.sandbox-device-plugin", "true", "nvidia.com/gpu.deploy.vgpu-manager", "true",
+                    "nvidia.com/gpu.deploy.vgpu-device-manager", "true"),
+            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.operands", "false",
+                    "nvidia.com/gpu-operator.resource-allocation.mode", "device-plugin"),
             Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true",
-                    "nvidia.com/gpu.deploy.client", "paused-for-mig-change"),
-            Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true", "nvidia.com/gpu.deploy.client", "false"));
+                    "nvidia.com/gpu-operator.resource-allocation.mode", "dra", "nvidia.com/gpu.deploy.dra-driver", "true"));
+
+    /** A container-workload GPU node of the Operator: its GFD deploy label and gpu.deploy.client (null: not set). */
+    private static Map<String, String> operatorNode(String workload, String gfd, String client) {
+        Map<String, String> m = new java.util.TreeMap<>(Map.of("kubernetes.io/os", "linux", "nvidia.com/gpu.present", "true",
+                "nvidia.com/gpu.deploy.gpu-feature-discovery", gfd, "nvidia.com/gpu.deploy.driver", "true",
+                "nvidia.com/gpu.deploy.device-plugin", "true", "nvidia.com/gpu.deploy.container-toolkit", "true"));
+        if (client != null) {
+            m.put("nvidia.com/gpu.deploy.client", client);
+            m.put("nvidia.com/gpu-operator.resource-allocation.mode", "device-plugin");
+        }
+        if (!workload.equals("container")) {
+            m.put("nvidia.com/gpu.workload.config", workload);
+        }
+        return m;
+    }
 
     /**
      * Which agents run on a node with {@code labels}: "host", "host+gpu", "none", or "gpu" (a defect: GPU labels
@@ -537,8 +567,15 @@ class ManifestsTest {
         return h && g ? "host+gpu" : h ? "host" : g ? "gpu" : "none";
     }
 
-    /** Every node state gets the host agent; the GPU agent joins on GPU nodes while the Operator lets GPU clients run. */
-    static final List<String> BOTH_WHERE_ALLOWED = List.of("host", "host", "host+gpu", "host+gpu", "host", "host", "host");
+    /**
+     * Every node state gets the host agent; the GPU agent joins where the Operator would run GFD, and on GPU nodes
+     * without the Operator.
+     */
+    static final List<String> BOTH_WHERE_ALLOWED = List.of("host", "host", "host+gpu", "host+gpu", "host", "host", "host",
+            "host+gpu", "host", "host", "host", "host", "host");
+    /** With gpu.deploy.client required: the GPU agent only where the Operator 26.7+ lets GPU clients run. */
+    static final List<String> ONLY_WHERE_THE_CLIENT_GATE_IS_OPEN = List.of("host", "host", "host", "host+gpu", "host", "host",
+            "host", "host", "host", "host", "host", "host", "host");
 
     @Test
     void nfdCompatOverlayPublishesNodeFeaturesWithANamespacedRole() throws Exception {
