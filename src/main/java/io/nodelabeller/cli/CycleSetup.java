@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -130,7 +131,10 @@ final class CycleSetup implements AutoCloseable {
                 Catalog.selectLabelers(config.core().labelSources(), common.options().role()));
         // Labels owned on the node before this process started are kept like labels of the last cycle, so that a
         // restart whose first discovery has a failing source removes nothing (never remove on uncertainty).
-        Retention retention = Retention.initial(config.publish().staleAfter());
+        // The GPU agent keeps GFD's labels while NVML fails, however long, as GFD does while it crash-loops (a driver
+        // being installed): the host agent removes them once the PCI bus shows no NVIDIA GPU.
+        Retention retention = Retention.initial(config.publish().staleAfter(),
+                common.options().role() == io.nodelabeller.config.Role.GPU ? Set.of(NvidiaSource.NAME) : Set.of());
         for (Map.Entry<LabelSet.Kind, ? extends Map<String, String>> e : owned.entrySet()) {
             retention = retention.withPrevious(e.getKey(), e.getValue());
         }

@@ -29,6 +29,11 @@ import java.util.TreeSet;
  * labels are taken as they are, whatever other sources do. A label found on the node at start-up has an unknown
  * origin ({@link Label#ANY_SOURCE}): it counts as depending on every source until a cycle produces it again, which
  * gives it its inputs.
+ *
+ * <p>A source may be <em>held</em>: an output depending on it is kept while it fails without counting towards
+ * {@code staleAfter}. The GPU agent holds the {@code nvidia} source, as GPU Feature Discovery keeps its labels while it
+ * crash-loops: NVML fails while a driver is (re)installed, and the GPU labels describe the same GPUs until the host
+ * agent, from the PCI bus, says they are gone.
  */
 public final class Retention {
 
@@ -44,19 +49,26 @@ public final class Retention {
     }
 
     private final int staleAfter;
+    private final Set<String> held;
     private final Map<Kind, SortedMap<String, Kept>> previous;
 
-    private Retention(int staleAfter, Map<Kind, SortedMap<String, Kept>> previous) {
+    private Retention(int staleAfter, Set<String> held, Map<Kind, SortedMap<String, Kept>> previous) {
         this.staleAfter = staleAfter;
+        this.held = held;
         this.previous = previous;
     }
 
     /** The state before the first cycle: nothing known. */
     public static Retention initial(int staleAfter) {
+        return initial(staleAfter, Set.of());
+    }
+
+    /** As {@link #initial(int)}, the outputs of the {@code held} sources kept while they fail, however long. */
+    public static Retention initial(int staleAfter, Set<String> held) {
         if (staleAfter < 0) {
             throw new IllegalArgumentException("staleAfter must be >= 0, got " + staleAfter);
         }
-        return new Retention(staleAfter, Map.of());
+        return new Retention(staleAfter, Set.copyOf(held), Map.of());
     }
 
     /**
@@ -72,7 +84,7 @@ public final class Retention {
         current.forEach((k, v) -> state.putIfAbsent(k,
                 new Kept(new Label(k, v, null, "published before this process started", Label.ANY_SOURCE), 0)));
         all.put(kind, Collections.unmodifiableSortedMap(state));
-        return new Retention(staleAfter, Collections.unmodifiableMap(all));
+        return new Retention(staleAfter, held, Collections.unmodifiableMap(all));
     }
 
     /**
@@ -118,7 +130,7 @@ public final class Retention {
                 keptFor = waitedFor;
             }
         }
-        return new Step(new Retention(staleAfter, Collections.unmodifiableMap(state)), out,
+        return new Step(new Retention(staleAfter, held, Collections.unmodifiableMap(state)), out,
                 Collections.unmodifiableSortedMap(keptLabels), Collections.unmodifiableSet(keptFor));
     }
 
@@ -143,7 +155,8 @@ public final class Retention {
             // was and as it is now, or only as it is now when it was found on the node and its origin is unknown
             List<Label> basis = now == null ? List.of(old.label())
                     : old.label().originUnknown() ? List.of(now) : List.of(old.label(), now);
-            boolean waiting = basis.stream().anyMatch(l -> l.dependsOnAny(unreadable));
+            Set<String> failedHeld = intersection(failed, held);
+            boolean waiting = basis.stream().anyMatch(l -> l.dependsOnAny(unreadable) || l.dependsOnAny(failedHeld));
             if (waiting || (basis.stream().anyMatch(l -> l.dependsOnAny(failed)) && old.misses() < staleAfter)) {
                 state.put(e.getKey(), waiting || !counts ? old : new Kept(old.label(), old.misses() + 1));
                 out.put(e.getKey(), old.label());

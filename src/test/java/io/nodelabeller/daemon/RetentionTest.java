@@ -70,6 +70,32 @@ class RetentionTest {
         assertEquals(set(KERNEL).asMap(), s.labels().asMap(), "gone labels do not come back while it fails");
     }
 
+    /**
+     * A held source (the GPU agent's nvidia source: NVML fails while a driver is installed) keeps its labels however
+     * long it fails, labels found at start included; another source's still go after staleAfter; once the held
+     * source answers again its labels are what it says.
+     */
+    @Test
+    void aHeldSourceKeepsItsLabelsHoweverLongItFails() {
+        Label product = label("nvidia", "nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB");
+        Retention r = Retention.initial(3, Set.of("nvidia"));
+        Retention.Step s = r.next(statuses(), set(PCI, product));
+        for (int cycle = 1; cycle <= 100; cycle++) {
+            s = s.next().next(statuses("nvidia", "pci"), set());
+            assertEquals(cycle <= 3 ? set(PCI, product).asMap() : set(product).asMap(), s.labels().asMap(), "cycle " + cycle);
+        }
+        s = s.next().next(statuses(), set(label("nvidia", "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")));
+        assertEquals("NVIDIA-H100-80GB-HBM3", s.labels().asMap().get("nvidia.com/gpu.product"));
+
+        Retention restarted = Retention.initial(3, Set.of("nvidia"))
+                .withPrevious(LabelSet.Kind.LABEL, java.util.Map.of("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"));
+        Retention.Step t = restarted.next(statuses("nvidia"), set());
+        for (int cycle = 1; cycle <= 10; cycle++) {
+            t = t.next().next(statuses("nvidia"), set());
+        }
+        assertEquals("NVIDIA-A100-SXM4-80GB", t.labels().asMap().get("nvidia.com/gpu.product"), "found at start, held");
+    }
+
     /** Cycles fired between scheduled ones (a reloaded config, a changed file) keep what they keep without counting. */
     @Test
     void cyclesThatDoNotCountKeepWithoutUsingUpStaleAfter() {
