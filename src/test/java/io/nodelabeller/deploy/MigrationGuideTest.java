@@ -149,17 +149,75 @@ class MigrationGuideTest {
         }
     }
 
-    /** The node before the switch: NFD's and GFD's labels (as node-labeller computes them, less its own new ones). */
-    private static ObjectNode operatorNode(Map<String, String> produced, Map<String, String> extraAnnotations) {
+    /**
+     * What GPU Feature Discovery writes on this node, as the GPU Operator runs it (privileged, MIG strategy none, no
+     * sharing), worked out from GFD's labellers and the node's facts, not from node-labeller's output: the machine
+     * from DMI's product_name, sanitised (internal/lm/machine-type.go, resource.go); the driver and CUDA versions as
+     * NVML gives them (nvml.go); the GPUs' NVML name, count, memory in MiB, compute capability and family
+     * (resource.go); mig.capable for a GPU whose MIG mode answers, mps.capable false without MPS sharing, gpu.mode
+     * from the GPUs' PCI class (nvml.go); vgpu.present=false, the privileged vGPU scan finding no vGPU (vgpu.go); no
+     * mig.strategy for "none", no clique without fabric.
+     */
+    static Map<String, String> gfdLabels() throws IOException {
+        Map<String, String> gfd = new TreeMap<>();
+        Path root = Hosts.root("gpu-server");
+        String product = Files.readString(root.resolve("sys/devices/virtual/dmi/id/product_name")).trim();
+        gfd.put("nvidia.com/gpu.machine", String.join("-", product.replaceAll("[^A-Za-z0-9\\-_. ]", "").trim().split("\\s+")));
+        String driver = "580.95.05";
+        String[] parts = driver.split("\\.");
+        gfd.put("nvidia.com/cuda.driver.major", parts[0]);
+        gfd.put("nvidia.com/cuda.driver.minor", parts[1]);
+        gfd.put("nvidia.com/cuda.driver.rev", parts[2]);
+        gfd.put("nvidia.com/cuda.driver-version.major", parts[0]);
+        gfd.put("nvidia.com/cuda.driver-version.minor", parts[1]);
+        gfd.put("nvidia.com/cuda.driver-version.revision", parts[2]);
+        gfd.put("nvidia.com/cuda.driver-version.full", driver);
+        int cuda = 13000;
+        for (String k : List.of("runtime", "runtime-version")) {
+            gfd.put("nvidia.com/cuda." + k + ".major", String.valueOf(cuda / 1000));
+            gfd.put("nvidia.com/cuda." + k + ".minor", String.valueOf(cuda % 1000 / 10));
+        }
+        gfd.put("nvidia.com/cuda.runtime-version.full", cuda / 1000 + "." + cuda % 1000 / 10);
+        gfd.put("nvidia.com/mig.capable", "true");
+        gfd.put("nvidia.com/mps.capable", "false");
+        Set<String> classes = new TreeSet<>();
+        try (var devices = Files.list(root.resolve("sys/bus/pci/devices"))) {
+            for (Path d : devices.toList()) {
+                String klass = Files.readString(d.resolve("class")).trim();
+                if (Files.readString(d.resolve("vendor")).trim().equals("0x10de") && klass.startsWith("0x03")) {
+                    classes.add(klass);
+                }
+            }
+        }
+        gfd.put("nvidia.com/gpu.mode", classes.equals(Set.of("0x030200")) ? "compute"
+                : classes.equals(Set.of("0x030000")) ? "graphics" : "unknown");
+        gfd.put("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB");
+        gfd.put("nvidia.com/gpu.count", "8");
+        gfd.put("nvidia.com/gpu.replicas", "1");
+        gfd.put("nvidia.com/gpu.sharing-strategy", "none");
+        gfd.put("nvidia.com/gpu.memory", "81920");
+        gfd.put("nvidia.com/gpu.compute.major", "8");
+        gfd.put("nvidia.com/gpu.compute.minor", "0");
+        gfd.put("nvidia.com/gpu.family", "ampere");
+        gfd.put("nvidia.com/vgpu.present", "false");
+        gfd.put("nvidia.com/gfd.timestamp", "1789843655");
+        return gfd;
+    }
+
+    /**
+     * The node before the switch: NFD's labels (node-labeller's feature.node.kubernetes.io ones: NFD's own parity is
+     * held by its test tables elsewhere) and GFD's, worked out on their own ({@link #gfdLabels}).
+     */
+    private static ObjectNode operatorNode(Map<String, String> produced, Map<String, String> extraAnnotations)
+            throws IOException {
         Map<String, String> labels = new TreeMap<>();
         produced.forEach((k, v) -> {
-            if (!k.equals("nvidia.com/gpu.models") && !k.startsWith("nvidia.com/gpu.model.")) {
+            if (!k.startsWith("nvidia.com/")) {
                 labels.put(k, v);
             }
         });
-        labels.put("nvidia.com/gfd.timestamp", "1789843655");
+        labels.putAll(gfdLabels());
         labels.put(UNPORTED, "true");
-        labels.remove("nvidia.com/gpu.present"); // GFD writes none; the Operator does
         String nfdList = labels.keySet().stream().map(k -> k.startsWith(NFD) ? k.substring(NFD.length()) : k).sorted()
                 .collect(Collectors.joining(","));
         labels.putAll(OPERATOR);
@@ -210,7 +268,8 @@ class MigrationGuideTest {
         Set<String> onlyBefore = new TreeSet<>(before);
         onlyBefore.removeAll(after);
 
-        assertEquals(Set.of(UNPORTED + "=true"), onlyBefore, "only the rule not ported");
+        assertEquals(Set.of(UNPORTED + "=true", "nvidia.com/vgpu.present=false"), onlyBefore,
+                "only the rule not ported, and GFD's vgpu.present (written by node-labeller only with sources.nvidia.vgpu)");
         Set<String> keys = onlyAfter.stream().map(l -> l.substring(0, l.indexOf('='))).collect(Collectors.toCollection(TreeSet::new));
         assertTrue(keys.contains("nvidia.com/gpu.models") && keys.contains("nvidia.com/gpu.present")
                 && keys.stream().anyMatch(k -> k.startsWith("nvidia.com/gpu.model.")), keys.toString());
@@ -233,7 +292,8 @@ class MigrationGuideTest {
         String owned = String.join(",", ownedKeys);
         ObjectNode node = operatorNode(produced, Map.of(OWNED, owned));
         String program = jqProgram("($a[\"node-labeller.io/managed-labels\"]");
-        assertEquals(List.of(UNPORTED), jq(program, node.toString()));
+        // and GFD's vgpu.present=false where node-labeller does not scan for vGPUs (the guide's step 1 says so)
+        assertEquals(List.of(UNPORTED, "nvidia.com/vgpu.present"), jq(program, node.toString()));
         ((ObjectNode) node.get("metadata").get("annotations")).remove(NFD_LABELS); // step 6
         assertEquals(List.of(), jq(program, node.toString()));
     }
