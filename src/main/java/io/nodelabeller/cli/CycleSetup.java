@@ -134,7 +134,7 @@ final class CycleSetup implements AutoCloseable {
         // The GPU agent keeps GFD's labels while NVML fails, however long, as GFD does while it crash-loops (a driver
         // being installed): the host agent removes them once the PCI bus shows no NVIDIA GPU.
         Retention retention = Retention.initial(config.publish().staleAfter(),
-                common.options().role() == io.nodelabeller.config.Role.GPU ? Set.of(NvidiaSource.NAME) : Set.of());
+                common.options().role() == Role.GPU ? Set.of(NvidiaSource.NAME) : Set.of());
         for (Map.Entry<LabelSet.Kind, ? extends Map<String, String>> e : owned.entrySet()) {
             retention = retention.withPrevious(e.getKey(), e.getValue());
         }

@@ -106,6 +106,9 @@ public final class Retention {
                 failed.add(s.source());
             }
         }
+        // kept however long, without counting: what labelling could not read, and the held sources that failed
+        Set<String> waitFor = new TreeSet<>(fresh.uncertain());
+        waitFor.addAll(intersection(failed, held));
         Map<Kind, SortedMap<String, Kept>> state = new EnumMap<>(Kind.class);
         LabelSet out = fresh;
         SortedMap<String, Label> keptLabels = null;
@@ -122,7 +125,7 @@ public final class Retention {
             SortedMap<String, Label> kept = new TreeMap<>();
             Set<String> waitedFor = new TreeSet<>();
             SortedMap<String, Label> outputs = step(previous.getOrDefault(kind, Collections.emptySortedMap()),
-                    fresh.of(kind), failed, fresh.uncertain(), counts, next, kept, waitedFor);
+                    fresh.of(kind), failed, waitFor, counts, next, kept, waitedFor);
             state.put(kind, Collections.unmodifiableSortedMap(next));
             out = out.with(kind, outputs);
             if (kind == Kind.LABEL) {
@@ -136,8 +139,9 @@ public final class Retention {
 
     /**
      * {@code unreadable}: inputs of labelling itself that are unknown this cycle (the NodeFeatureRule objects before
-     * they could be read): outputs that depend on them are kept without counting towards {@code staleAfter} — an
-     * agent that cannot read the objects (RBAC) must not, after a few cycles, remove what they produced.
+     * they could be read), and the held sources that failed: outputs that depend on them are kept without counting
+     * towards {@code staleAfter} — an agent that cannot read the objects (RBAC) must not, after a few cycles, remove
+     * what they produced.
      */
     private SortedMap<String, Label> step(SortedMap<String, Kept> before, SortedMap<String, Label> fresh,
                                           Set<String> failed, Set<String> unreadable, boolean counts,
@@ -155,8 +159,7 @@ public final class Retention {
             // was and as it is now, or only as it is now when it was found on the node and its origin is unknown
             List<Label> basis = now == null ? List.of(old.label())
                     : old.label().originUnknown() ? List.of(now) : List.of(old.label(), now);
-            Set<String> failedHeld = intersection(failed, held);
-            boolean waiting = basis.stream().anyMatch(l -> l.dependsOnAny(unreadable) || l.dependsOnAny(failedHeld));
+            boolean waiting = basis.stream().anyMatch(l -> l.dependsOnAny(unreadable));
             if (waiting || (basis.stream().anyMatch(l -> l.dependsOnAny(failed)) && old.misses() < staleAfter)) {
                 state.put(e.getKey(), waiting || !counts ? old : new Kept(old.label(), old.misses() + 1));
                 out.put(e.getKey(), old.label());

@@ -72,7 +72,7 @@ final class ServerJudge {
     static synchronized ServerJudge shared(String emulatedVersion) {
         ServerJudge judge = SHARED.get(String.valueOf(emulatedVersion));
         if (judge == null) {
-            ControlPlane cp = emulatedVersion == null ? ControlPlane.shared() : ControlPlane.shared(emulatedVersion);
+            ControlPlane cp = ControlPlane.shared(emulatedVersion);
             List<String> refused = new ArrayList<>();
             ServerManifestsTest.applyNfdCrds(cp.admin(), refused);
             ServerManifestsTest.apply(cp.admin(), "the tests' writers", Manifests.parseAll("""

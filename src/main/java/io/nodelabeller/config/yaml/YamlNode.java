@@ -77,22 +77,7 @@ public final class YamlNode {
 
     /** Checks this node is a mapping whose keys are all in {@code allowed}; each unknown key is a problem. */
     public boolean object(String... allowed) {
-        if (isMissing()) {
-            return false;
-        }
-        if (!json.isObject()) {
-            problem("expected a mapping, got " + kind(json));
-            return false;
-        }
-        Set<String> known = new LinkedHashSet<>(List.of(allowed));
-        Iterator<String> names = json.fieldNames();
-        while (names.hasNext()) {
-            String name = names.next();
-            if (!known.contains(name)) {
-                child(name).problem("unknown key (expected one of: " + String.join(", ", known) + ")");
-            }
-        }
-        return true;
+        return mapping(true, allowed);
     }
 
     /**
@@ -101,6 +86,10 @@ public final class YamlNode {
      * ignored there, so it is here, named once).
      */
     public boolean objectIgnoringUnknown(String... allowed) {
+        return mapping(false, allowed);
+    }
+
+    private boolean mapping(boolean strict, String... allowed) {
         if (isMissing()) {
             return false;
         }
@@ -112,7 +101,12 @@ public final class YamlNode {
         Iterator<String> names = json.fieldNames();
         while (names.hasNext()) {
             String name = names.next();
-            if (!known.contains(name)) {
+            if (known.contains(name)) {
+                continue;
+            }
+            if (strict) {
+                child(name).problem("unknown key (expected one of: " + String.join(", ", known) + ")");
+            } else {
                 child(name).warn("unknown key, ignored as the NVIDIA device plugin ignores it (known here: "
                         + String.join(", ", known) + ")");
             }
