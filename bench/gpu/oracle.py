@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 # The labels node-labeller should print on this machine, computed independently of its code: NVML's answers through
 # NVIDIA's own Python binding (nvidia-ml-py) and the formulas of GPU Feature Discovery's labelers
 # (NVIDIA/k8s-device-plugin internal/lm), for the default config (MIG strategy none, no sharing). Prints the raw
@@ -58,17 +59,20 @@ for i in range(cnt):
         exp[P+"gpu.family"] = f
     # node-labeller's per-model labels (docs/gpu.md): the first GPU of a name gives memory and compute capability;
     # replicas 1 under the default config, 0 when every GPU of the model has MIG enabled
-    m = models.setdefault(name, {"count": 0, "memory": str(mem.total // (1024 * 1024)), "family": f,
-                                 "compute.major": str(cc[0]), "compute.minor": str(cc[1]), "mig": []})
-    m["count"] += 1; m["mig"].append(migon)
+    m = models.setdefault(name, {"gpu.count": 0, "gpu.memory": str(mem.total // (1024 * 1024)), "gpu.family": f,
+                                 "gpu.compute.major": str(cc[0]), "gpu.compute.minor": str(cc[1]), "mig": []})
+    m["gpu.count"] += 1; m["mig"].append(migon)
 def sanitise(s): return "-".join(re.sub(r"[^A-Za-z0-9-_. ]", "", s).split())
 exp[P+"gpu.product"] = sanitise(names[0]); exp[P+"gpu.count"] = str(names.count(names[0]))
 exp[P+"gpu.replicas"] = "1"; exp[P+"gpu.sharing-strategy"] = "none"
 exp[P+"gpu.models"] = str(len(models))
+# BEGIN GENERATED twins: from the GPU label declarations, do not edit (docs/development.md, "Generated files")
+TWINS = {"gpu.compute.major": "compute.major", "gpu.compute.minor": "compute.minor", "gpu.count": "count", "gpu.family": "family", "gpu.memory": "memory", "gpu.replicas": "replicas"}
+# END GENERATED twins
 for name, m in models.items():
-    k = P + "gpu.model." + sanitise(name) + "."
-    for a in ("memory", "family", "compute.major", "compute.minor"): exp[k + a] = m[a]
-    exp[k + "count"] = str(m["count"]); exp[k + "replicas"] = "0" if all(m["mig"]) else "1"
+    m["gpu.count"] = str(m["gpu.count"]); m["gpu.replicas"] = "0" if all(m["mig"]) else "1"
+    # a twin this oracle does not compute is a KeyError: compute its value above, independently of node-labeller
+    for label, field in TWINS.items(): exp[P + "gpu.model." + sanitise(name) + "." + field] = m[label]
 if len(cliques) == 1: exp[P+"gpu.clique"] = cliques.pop()
 exp[P+"mig.capable"] = "true" if migcap else "false"; exp[P+"mps.capable"] = "false"
 classes = []

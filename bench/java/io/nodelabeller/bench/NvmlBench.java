@@ -7,6 +7,7 @@ import com.sun.jna.ptr.PointerByReference;
 import io.nodelabeller.nvml.NvmlException;
 import io.nodelabeller.nvml.NvmlLibrary;
 import io.nodelabeller.nvml.NvmlStructs;
+import io.nodelabeller.nvml.NvmlSymbol;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,14 +54,14 @@ public final class NvmlBench {
             long t0 = System.nanoTime();
             NvmlLibrary lib = NvmlLibrary.load(library);
             long t1 = System.nanoTime();
-            check(lib.nvmlInit_v2(), "nvmlInit_v2");
+            check(lib, NvmlSymbol.INIT);
             long t2 = System.nanoTime();
             if (first) {
                 seen("nvmlInit_v2");
             }
             queries(lib, first);
             long t3 = System.nanoTime();
-            check(lib.nvmlShutdown(), "nvmlShutdown");
+            check(lib, NvmlSymbol.SHUTDOWN);
             lib.close();
             long t4 = System.nanoTime();
             if (first) {
@@ -74,28 +75,28 @@ public final class NvmlBench {
     /** The source's calls for GPU 0 (the labels' facts). */
     private static void queries(NvmlLibrary lib, boolean report) {
         byte[] text = new byte[NvmlLibrary.DRIVER_VERSION_BUFFER];
-        check(lib.nvmlSystemGetDriverVersion(text, text.length), "nvmlSystemGetDriverVersion");
+        check(lib, NvmlSymbol.DRIVER_VERSION, text, text.length);
         IntByReference a = new IntByReference();
         IntByReference b = new IntByReference();
-        check(lib.nvmlSystemGetCudaDriverVersion(a), "nvmlSystemGetCudaDriverVersion");
-        check(lib.nvmlDeviceGetCount_v2(a), "nvmlDeviceGetCount_v2");
+        check(lib, NvmlSymbol.CUDA_DRIVER_VERSION, a);
+        check(lib, NvmlSymbol.DEVICE_COUNT, a);
         if (a.getValue() == 0) {
             return;
         }
         PointerByReference ref = new PointerByReference();
-        check(lib.nvmlDeviceGetHandleByIndex_v2(0, ref), "nvmlDeviceGetHandleByIndex_v2");
+        check(lib, NvmlSymbol.HANDLE_BY_INDEX, 0, ref);
         Pointer gpu = ref.getValue();
         byte[] name = new byte[NvmlLibrary.NAME_BUFFER];
-        check(lib.nvmlDeviceGetName(gpu, name, name.length), "nvmlDeviceGetName");
+        check(lib, NvmlSymbol.NAME, gpu, name, name.length);
         byte[] uuid = new byte[NvmlLibrary.UUID_BUFFER];
-        check(lib.nvmlDeviceGetUUID(gpu, uuid, uuid.length), "nvmlDeviceGetUUID");
-        check(lib.nvmlDeviceGetMemoryInfo(gpu, new NvmlStructs.Memory()), "nvmlDeviceGetMemoryInfo");
-        check(lib.nvmlDeviceGetCudaComputeCapability(gpu, a, b), "nvmlDeviceGetCudaComputeCapability");
-        check(lib.nvmlDeviceGetPciInfo_v3(gpu, new NvmlStructs.PciInfo()), "nvmlDeviceGetPciInfo_v3");
-        int mig = lib.nvmlDeviceGetMigMode(gpu, a, b);
-        int fabric = lib.has(NvmlLibrary.FABRIC_INFO)
-                ? lib.nvmlDeviceGetGpuFabricInfo(gpu, new NvmlStructs.GpuFabricInfo()) : NvmlLibrary.FUNCTION_NOT_FOUND;
-        int numa = lib.has(NvmlLibrary.NUMA_NODE_ID) ? lib.nvmlDeviceGetNumaNodeId(gpu, a) : NvmlLibrary.FUNCTION_NOT_FOUND;
+        check(lib, NvmlSymbol.UUID, gpu, uuid, uuid.length);
+        check(lib, NvmlSymbol.MEMORY_INFO, gpu, new NvmlStructs.Memory());
+        check(lib, NvmlSymbol.CUDA_COMPUTE_CAPABILITY, gpu, a, b);
+        check(lib, NvmlSymbol.PCI_INFO, gpu, new NvmlStructs.PciInfo());
+        int mig = lib.call(NvmlSymbol.MIG_MODE, gpu, a, b);
+        int fabric = lib.has(NvmlSymbol.GPU_FABRIC_INFO)
+                ? lib.call(NvmlSymbol.GPU_FABRIC_INFO, gpu, new NvmlStructs.GpuFabricInfo()) : NvmlLibrary.FUNCTION_NOT_FOUND;
+        int numa = lib.has(NvmlSymbol.NUMA_NODE_ID) ? lib.call(NvmlSymbol.NUMA_NODE_ID, gpu, a) : NvmlLibrary.FUNCTION_NOT_FOUND;
         if (report) {
             System.out.println("GPU 0: " + Native.toString(name, StandardCharsets.UTF_8) + "; nvmlDeviceGetMigMode " + mig
                     + ", nvmlDeviceGetGpuFabricInfo " + fabric + ", nvmlDeviceGetNumaNodeId " + numa);
@@ -137,7 +138,8 @@ public final class NvmlBench {
         }
     }
 
-    private static void check(int rc, String call) {
+    private static void check(NvmlLibrary lib, NvmlSymbol call, Object... args) {
+        int rc = lib.call(call, args);
         if (rc != NvmlLibrary.SUCCESS) {
             throw new IllegalStateException(call + " returned " + rc);
         }

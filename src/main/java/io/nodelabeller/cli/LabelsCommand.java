@@ -19,9 +19,11 @@ import java.util.concurrent.Callable;
         description = "List every label node-labeller can produce: key pattern, source, example.")
 final class LabelsCommand implements Callable<Integer> {
 
-    /** The command that regenerates docs/labels.md, as the file and its test name it. */
-    static final String REGENERATE =
-            "./mvnw -B -ntp package -DskipTests && java -jar target/node-labeller.jar labels --markdown > docs/labels.md";
+    /**
+     * The command that regenerates docs/labels.md and every other file made from the declarations in the code (the
+     * GPU labels' lists in the policies and docs), as those files and their test name it.
+     */
+    static final String REGENERATE = "./mvnw -B -ntp test -Dtest=GeneratedFilesTest -Dregenerate=true";
 
     @Option(names = "--markdown",
             description = "Print the Markdown of docs/labels.md instead of key<TAB>source<TAB>example lines.")

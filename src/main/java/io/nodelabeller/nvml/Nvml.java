@@ -36,9 +36,9 @@ public final class Nvml implements AutoCloseable {
         NvmlLibrary lib = null;
         try {
             lib = NvmlLibrary.load(library);
-            int rc = lib.nvmlInit_v2();
+            int rc = lib.call(NvmlSymbol.INIT);
             if (rc != NvmlLibrary.SUCCESS) {
-                throw new NvmlException("nvmlInit_v2", rc, lib.nvmlErrorString(rc));
+                throw new NvmlException(NvmlSymbol.INIT.symbol(), rc, lib.errorString(rc));
             }
             return new Nvml(lib);
         } catch (NvmlException | RuntimeException | Error e) {
@@ -58,28 +58,28 @@ public final class Nvml implements AutoCloseable {
     /** {@code nvmlSystemGetDriverVersion}, e.g. "580.159.04". */
     public String driverVersion() throws NvmlException {
         byte[] buf = new byte[NvmlLibrary.DRIVER_VERSION_BUFFER];
-        check("nvmlSystemGetDriverVersion", lib.nvmlSystemGetDriverVersion(buf, buf.length));
+        invoke(NvmlSymbol.DRIVER_VERSION, buf, buf.length);
         return text(buf);
     }
 
     /** {@code nvmlSystemGetCudaDriverVersion}: 1000 × major + 10 × minor, e.g. 13000. */
     public int cudaDriverVersion() throws NvmlException {
         IntByReference v = new IntByReference();
-        check("nvmlSystemGetCudaDriverVersion", lib.nvmlSystemGetCudaDriverVersion(v));
+        invoke(NvmlSymbol.CUDA_DRIVER_VERSION, v);
         return v.getValue();
     }
 
     /** {@code nvmlDeviceGetCount_v2}. */
     public int deviceCount() throws NvmlException {
         IntByReference n = new IntByReference();
-        check("nvmlDeviceGetCount_v2", lib.nvmlDeviceGetCount_v2(n));
+        invoke(NvmlSymbol.DEVICE_COUNT, n);
         return n.getValue();
     }
 
     /** {@code nvmlDeviceGetHandleByIndex_v2}. */
     public NvmlDevice device(int index) throws NvmlException {
         PointerByReference handle = new PointerByReference();
-        check("nvmlDeviceGetHandleByIndex_v2", lib.nvmlDeviceGetHandleByIndex_v2(index, handle));
+        invoke(NvmlSymbol.HANDLE_BY_INDEX, index, handle);
         return new NvmlDevice(this, handle.getValue());
     }
 
@@ -91,16 +91,21 @@ public final class Nvml implements AutoCloseable {
         }
         closed = true;
         try {
-            lib.nvmlShutdown();
+            lib.call(NvmlSymbol.SHUTDOWN);
         } finally {
             lib.close();
             ONE_SESSION.release();
         }
     }
 
-    void check(String call, int rc) throws NvmlException {
+    /** Calls {@code symbol} and throws its error unless it answered SUCCESS. */
+    void invoke(NvmlSymbol symbol, Object... args) throws NvmlException {
+        check(symbol, lib.call(symbol, args));
+    }
+
+    void check(NvmlSymbol call, int rc) throws NvmlException {
         if (rc != NvmlLibrary.SUCCESS) {
-            throw new NvmlException(call, rc, lib.nvmlErrorString(rc));
+            throw new NvmlException(call.symbol(), rc, lib.errorString(rc));
         }
     }
 

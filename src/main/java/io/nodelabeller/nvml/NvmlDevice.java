@@ -80,32 +80,32 @@ public final class NvmlDevice {
 
     public String name() throws NvmlException {
         byte[] buf = new byte[NvmlLibrary.NAME_BUFFER];
-        nvml.check("nvmlDeviceGetName", nvml.lib().nvmlDeviceGetName(handle, buf, buf.length));
+        nvml.invoke(NvmlSymbol.NAME, handle, buf, buf.length);
         return Nvml.text(buf);
     }
 
     public String uuid() throws NvmlException {
         byte[] buf = new byte[NvmlLibrary.UUID_BUFFER];
-        nvml.check("nvmlDeviceGetUUID", nvml.lib().nvmlDeviceGetUUID(handle, buf, buf.length));
+        nvml.invoke(NvmlSymbol.UUID, handle, buf, buf.length);
         return Nvml.text(buf);
     }
 
     public Memory memory() throws NvmlException {
         NvmlStructs.Memory m = new NvmlStructs.Memory();
-        nvml.check("nvmlDeviceGetMemoryInfo", nvml.lib().nvmlDeviceGetMemoryInfo(handle, m));
+        nvml.invoke(NvmlSymbol.MEMORY_INFO, handle, m);
         return new Memory(m.total, m.free, m.used);
     }
 
     public ComputeCapability computeCapability() throws NvmlException {
         IntByReference major = new IntByReference();
         IntByReference minor = new IntByReference();
-        nvml.check("nvmlDeviceGetCudaComputeCapability", nvml.lib().nvmlDeviceGetCudaComputeCapability(handle, major, minor));
+        nvml.invoke(NvmlSymbol.CUDA_COMPUTE_CAPABILITY, handle, major, minor);
         return new ComputeCapability(major.getValue(), minor.getValue());
     }
 
     public PciInfo pciInfo() throws NvmlException {
         NvmlStructs.PciInfo p = new NvmlStructs.PciInfo();
-        nvml.check("nvmlDeviceGetPciInfo_v3", nvml.lib().nvmlDeviceGetPciInfo_v3(handle, p));
+        nvml.invoke(NvmlSymbol.PCI_INFO, handle, p);
         return new PciInfo(Nvml.text(p.busIdLegacy), p.domain, p.bus, p.device, p.pciDeviceId, p.pciSubSystemId,
                 Nvml.text(p.busId));
     }
@@ -114,40 +114,39 @@ public final class NvmlDevice {
     public MigMode migMode() throws NvmlException {
         IntByReference current = new IntByReference();
         IntByReference pending = new IntByReference();
-        nvml.check("nvmlDeviceGetMigMode", nvml.lib().nvmlDeviceGetMigMode(handle, current, pending));
+        nvml.invoke(NvmlSymbol.MIG_MODE, handle, current, pending);
         return new MigMode(current.getValue(), pending.getValue());
     }
 
     /** {@code nvmlDeviceGetMaxMigDeviceCount}: 0 when MIG is off. */
     public int maxMigDeviceCount() throws NvmlException {
         IntByReference n = new IntByReference();
-        nvml.check("nvmlDeviceGetMaxMigDeviceCount", nvml.lib().nvmlDeviceGetMaxMigDeviceCount(handle, n));
+        nvml.invoke(NvmlSymbol.MAX_MIG_DEVICE_COUNT, handle, n);
         return n.getValue();
     }
 
     /** The MIG device in slot {@code index}, empty for an empty slot (NOT_FOUND or INVALID_ARGUMENT, as go-nvlib skips). */
     public Optional<NvmlDevice> migDevice(int index) throws NvmlException {
         PointerByReference mig = new PointerByReference();
-        int rc = nvml.lib().nvmlDeviceGetMigDeviceHandleByIndex(handle, index, mig);
+        int rc = nvml.lib().call(NvmlSymbol.MIG_DEVICE_HANDLE_BY_INDEX, handle, index, mig);
         if (rc == NvmlLibrary.NOT_FOUND || rc == NvmlLibrary.INVALID_ARGUMENT) {
             return Optional.empty();
         }
-        nvml.check("nvmlDeviceGetMigDeviceHandleByIndex", rc);
+        nvml.check(NvmlSymbol.MIG_DEVICE_HANDLE_BY_INDEX, rc);
         return Optional.of(new NvmlDevice(nvml, mig.getValue()));
     }
 
     /** The GPU a MIG device lives on. */
     public NvmlDevice parent() throws NvmlException {
         PointerByReference parent = new PointerByReference();
-        nvml.check("nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
-                nvml.lib().nvmlDeviceGetDeviceHandleFromMigDeviceHandle(handle, parent));
+        nvml.invoke(NvmlSymbol.DEVICE_HANDLE_FROM_MIG_DEVICE_HANDLE, handle, parent);
         return new NvmlDevice(nvml, parent.getValue());
     }
 
     /** A MIG device's attributes (NOT_SUPPORTED on a full GPU). */
     public Attributes attributes() throws NvmlException {
         NvmlStructs.DeviceAttributes a = new NvmlStructs.DeviceAttributes();
-        nvml.check("nvmlDeviceGetAttributes_v2", nvml.lib().nvmlDeviceGetAttributes_v2(handle, a));
+        nvml.invoke(NvmlSymbol.ATTRIBUTES, handle, a);
         return new Attributes(a.multiprocessorCount, a.sharedCopyEngineCount, a.sharedDecoderCount,
                 a.sharedEncoderCount, a.sharedJpegCount, a.sharedOfaCount, a.gpuInstanceSliceCount,
                 a.computeInstanceSliceCount, a.memorySizeMB);
@@ -155,24 +154,24 @@ public final class NvmlDevice {
 
     public int gpuInstanceId() throws NvmlException {
         IntByReference id = new IntByReference();
-        nvml.check("nvmlDeviceGetGpuInstanceId", nvml.lib().nvmlDeviceGetGpuInstanceId(handle, id));
+        nvml.invoke(NvmlSymbol.GPU_INSTANCE_ID, handle, id);
         return id.getValue();
     }
 
     public int computeInstanceId() throws NvmlException {
         IntByReference id = new IntByReference();
-        nvml.check("nvmlDeviceGetComputeInstanceId", nvml.lib().nvmlDeviceGetComputeInstanceId(handle, id));
+        nvml.invoke(NvmlSymbol.COMPUTE_INSTANCE_ID, handle, id);
         return id.getValue();
     }
 
     /** GPU-instance profile {@code index}; empty when this GPU does not support it (NOT_SUPPORTED). */
     public Optional<GpuInstanceProfile> gpuInstanceProfile(int index) throws NvmlException {
         NvmlStructs.GpuInstanceProfileInfo p = new NvmlStructs.GpuInstanceProfileInfo();
-        int rc = nvml.lib().nvmlDeviceGetGpuInstanceProfileInfo(handle, index, p);
+        int rc = nvml.lib().call(NvmlSymbol.GPU_INSTANCE_PROFILE_INFO, handle, index, p);
         if (rc == NvmlLibrary.NOT_SUPPORTED) {
             return Optional.empty();
         }
-        nvml.check("nvmlDeviceGetGpuInstanceProfileInfo", rc);
+        nvml.check(NvmlSymbol.GPU_INSTANCE_PROFILE_INFO, rc);
         return Optional.of(new GpuInstanceProfile(index, p.id, p.sliceCount, p.instanceCount, p.multiprocessorCount,
                 p.copyEngineCount, p.decoderCount, p.encoderCount, p.jpegCount, p.ofaCount, p.memorySizeMB));
     }
@@ -197,29 +196,29 @@ public final class NvmlDevice {
 
     /** Fabric info (Hopper+); empty when the symbol is missing or the GPU answers NOT_SUPPORTED. */
     public Optional<FabricInfo> fabricInfo() throws NvmlException {
-        if (!nvml.lib().has(NvmlLibrary.FABRIC_INFO)) {
+        if (!nvml.lib().has(NvmlSymbol.GPU_FABRIC_INFO)) {
             return Optional.empty();
         }
         NvmlStructs.GpuFabricInfo f = new NvmlStructs.GpuFabricInfo();
-        int rc = nvml.lib().nvmlDeviceGetGpuFabricInfo(handle, f);
+        int rc = nvml.lib().call(NvmlSymbol.GPU_FABRIC_INFO, handle, f);
         if (rc == NvmlLibrary.NOT_SUPPORTED) {
             return Optional.empty();
         }
-        nvml.check(NvmlLibrary.FABRIC_INFO, rc);
+        nvml.check(NvmlSymbol.GPU_FABRIC_INFO, rc);
         return Optional.of(new FabricInfo(f.clusterUuid, f.status, f.cliqueId, Byte.toUnsignedInt(f.state)));
     }
 
     /** NUMA node of the GPU's memory (GH200/GB200); empty when the symbol is missing or NOT_SUPPORTED. */
     public OptionalInt numaNode() throws NvmlException {
-        if (!nvml.lib().has(NvmlLibrary.NUMA_NODE_ID)) {
+        if (!nvml.lib().has(NvmlSymbol.NUMA_NODE_ID)) {
             return OptionalInt.empty();
         }
         IntByReference node = new IntByReference();
-        int rc = nvml.lib().nvmlDeviceGetNumaNodeId(handle, node);
+        int rc = nvml.lib().call(NvmlSymbol.NUMA_NODE_ID, handle, node);
         if (rc == NvmlLibrary.NOT_SUPPORTED) {
             return OptionalInt.empty();
         }
-        nvml.check(NvmlLibrary.NUMA_NODE_ID, rc);
+        nvml.check(NvmlSymbol.NUMA_NODE_ID, rc);
         return OptionalInt.of(node.getValue());
     }
 }

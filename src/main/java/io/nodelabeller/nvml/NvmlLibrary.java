@@ -4,23 +4,20 @@ import com.sun.jna.Function;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
-import com.sun.jna.ptr.IntByReference;
-import com.sun.jna.ptr.PointerByReference;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The raw JNA binding: exactly the NVML symbols node-labeller needs (docs/gpu.md lists them), under their real exported names (the {@code _v2} /
- * {@code _v3} names that {@code nvml.h}'s macros map to, which a dlsym caller must ask for itself). Every method
- * returns the {@code nvmlReturn_t} code unchanged; {@link Nvml} is the safe face over it.
+ * The raw JNA binding: exactly the NVML symbols node-labeller needs ({@link NvmlSymbol}), under their real exported
+ * names. {@link #call} returns the {@code nvmlReturn_t} code unchanged; {@link Nvml} is the safe face over it.
  *
  * <p>Loading resolves every required symbol up front, so that a library from a driver too old for this binding
  * is reported as unavailable at once rather than failing half-way through a discovery. The optional symbols
- * ({@link #FABRIC_INFO}, {@link #NUMA_NODE_ID}) may be missing; {@link #has} tells.
+ * ({@link NvmlSymbol#optional()}) may be missing; {@link #has} tells.
  *
  * <p>JNA itself needs its native dispatch library, which it unpacks from its jar into {@code jna.tmpdir}
  * (else {@code $XDG_CACHE_HOME/JNA/temp}, else {@code java.io.tmpdir}). On a read-only root file system point
@@ -39,31 +36,16 @@ public final class NvmlLibrary implements AutoCloseable {
     public static final int LIBRARY_NOT_FOUND = 12;
     public static final int FUNCTION_NOT_FOUND = 13;
 
-    public static final String FABRIC_INFO = "nvmlDeviceGetGpuFabricInfo";
-    public static final String NUMA_NODE_ID = "nvmlDeviceGetNumaNodeId";
-
     /** Buffer sizes from nvml.h: NVML_DEVICE_NAME_V2_BUFFER_SIZE, _UUID_V2_, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE. */
     public static final int NAME_BUFFER = 96;
     public static final int UUID_BUFFER = 96;
     public static final int DRIVER_VERSION_BUFFER = 80;
 
-    static final List<String> REQUIRED = List.of(
-            "nvmlInit_v2", "nvmlShutdown", "nvmlErrorString",
-            "nvmlSystemGetDriverVersion", "nvmlSystemGetCudaDriverVersion",
-            "nvmlDeviceGetCount_v2", "nvmlDeviceGetHandleByIndex_v2",
-            "nvmlDeviceGetName", "nvmlDeviceGetUUID", "nvmlDeviceGetMemoryInfo",
-            "nvmlDeviceGetCudaComputeCapability", "nvmlDeviceGetPciInfo_v3",
-            "nvmlDeviceGetMigMode", "nvmlDeviceGetMaxMigDeviceCount", "nvmlDeviceGetMigDeviceHandleByIndex",
-            "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", "nvmlDeviceGetAttributes_v2",
-            "nvmlDeviceGetGpuInstanceId", "nvmlDeviceGetComputeInstanceId",
-            "nvmlDeviceGetGpuInstanceProfileInfo");
-    static final List<String> OPTIONAL = List.of(FABRIC_INFO, NUMA_NODE_ID);
-
     private final String name;
     private final NativeLibrary library;
-    private final Map<String, Function> functions;
+    private final Map<NvmlSymbol, Function> functions;
 
-    private NvmlLibrary(String name, NativeLibrary library, Map<String, Function> functions) {
+    private NvmlLibrary(String name, NativeLibrary library, Map<NvmlSymbol, Function> functions) {
         this.name = name;
         this.library = library;
         this.functions = functions;
@@ -97,8 +79,8 @@ public final class NvmlLibrary implements AutoCloseable {
             throw new NvmlException(LIBRARY_NOT_FOUND, why.startsWith(name + ": ") && why.endsWith("No such file or directory")
                     ? name + " not found" : name + " cannot be loaded: " + why);
         }
-        Map<String, Function> functions = new HashMap<>();
-        for (String symbol : REQUIRED) {
+        Map<NvmlSymbol, Function> functions = new EnumMap<>(NvmlSymbol.class);
+        for (NvmlSymbol symbol : NvmlSymbol.required()) {
             Function f = lookup(lib, symbol);
             if (f == null) {
                 lib.close();
@@ -106,7 +88,7 @@ public final class NvmlLibrary implements AutoCloseable {
             }
             functions.put(symbol, f);
         }
-        for (String symbol : OPTIONAL) {
+        for (NvmlSymbol symbol : NvmlSymbol.optionals()) {
             Function f = lookup(lib, symbol);
             if (f != null) {
                 functions.put(symbol, f);
@@ -115,9 +97,9 @@ public final class NvmlLibrary implements AutoCloseable {
         return new NvmlLibrary(name, lib, functions);
     }
 
-    private static Function lookup(NativeLibrary lib, String symbol) {
+    private static Function lookup(NativeLibrary lib, NvmlSymbol symbol) {
         try {
-            return lib.getFunction(symbol);
+            return lib.getFunction(symbol.symbol());
         } catch (UnsatisfiedLinkError e) {
             return null;
         }
@@ -148,12 +130,18 @@ public final class NvmlLibrary implements AutoCloseable {
         return name;
     }
 
-    /** Whether the library exports {@code symbol} (one of the bound ones). */
-    public boolean has(String symbol) {
+    /** Whether the library exports {@code symbol} (a required one always: loading checks them). */
+    public boolean has(NvmlSymbol symbol) {
         return functions.containsKey(symbol);
     }
 
-    private int call(String symbol, Object... args) {
+    /**
+     * Calls {@code symbol} with {@code args} as its C signature ({@link NvmlSymbol#signature()}) takes them (JNA's
+     * mapping: {@code byte[]} for {@code char *}, {@code IntByReference} for {@code int *}, {@code PointerByReference}
+     * for {@code nvmlDevice_t *}, a {@link NvmlStructs} structure for a struct pointer) and returns its
+     * {@code nvmlReturn_t} unchanged; {@link #FUNCTION_NOT_FOUND} for an optional symbol the library lacks.
+     */
+    public int call(NvmlSymbol symbol, Object... args) {
         Function f = functions.get(symbol);
         if (f == null) {
             return FUNCTION_NOT_FOUND;
@@ -161,122 +149,15 @@ public final class NvmlLibrary implements AutoCloseable {
         return f.invokeInt(args);
     }
 
-    /** Unloads the library (dlclose). Call {@link #nvmlShutdown} first. */
-    @Override
-    public void close() {
-        library.close();
-    }
-
-    // ---- the symbols, one method each, C signatures in the comments ----
-
-    /** {@code nvmlReturn_t nvmlInit_v2(void)} */
-    public int nvmlInit_v2() {
-        return call("nvmlInit_v2");
-    }
-
-    /** {@code nvmlReturn_t nvmlShutdown(void)} */
-    public int nvmlShutdown() {
-        return call("nvmlShutdown");
-    }
-
-    /** {@code const char *nvmlErrorString(nvmlReturn_t)}: a static string, never freed. */
-    public String nvmlErrorString(int result) {
-        Pointer p = functions.get("nvmlErrorString").invokePointer(new Object[] {result});
+    /** {@code nvmlErrorString}: a static string, never freed. */
+    public String errorString(int result) {
+        Pointer p = functions.get(NvmlSymbol.ERROR_STRING).invokePointer(new Object[] {result});
         return p == null ? "" : p.getString(0, "UTF-8");
     }
 
-    /** {@code nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)} */
-    public int nvmlSystemGetDriverVersion(byte[] version, int length) {
-        return call("nvmlSystemGetDriverVersion", version, length);
-    }
-
-    /** {@code nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)} */
-    public int nvmlSystemGetCudaDriverVersion(IntByReference cudaDriverVersion) {
-        return call("nvmlSystemGetCudaDriverVersion", cudaDriverVersion);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)} */
-    public int nvmlDeviceGetCount_v2(IntByReference deviceCount) {
-        return call("nvmlDeviceGetCount_v2", deviceCount);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)} */
-    public int nvmlDeviceGetHandleByIndex_v2(int index, PointerByReference device) {
-        return call("nvmlDeviceGetHandleByIndex_v2", index, device);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)} */
-    public int nvmlDeviceGetName(Pointer device, byte[] name, int length) {
-        return call("nvmlDeviceGetName", device, name, length);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)} */
-    public int nvmlDeviceGetUUID(Pointer device, byte[] uuid, int length) {
-        return call("nvmlDeviceGetUUID", device, uuid, length);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)} */
-    public int nvmlDeviceGetMemoryInfo(Pointer device, NvmlStructs.Memory memory) {
-        return call("nvmlDeviceGetMemoryInfo", device, memory);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)} */
-    public int nvmlDeviceGetCudaComputeCapability(Pointer device, IntByReference major, IntByReference minor) {
-        return call("nvmlDeviceGetCudaComputeCapability", device, major, minor);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)} */
-    public int nvmlDeviceGetPciInfo_v3(Pointer device, NvmlStructs.PciInfo pci) {
-        return call("nvmlDeviceGetPciInfo_v3", device, pci);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)} */
-    public int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode) {
-        return call("nvmlDeviceGetMigMode", device, currentMode, pendingMode);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)} */
-    public int nvmlDeviceGetMaxMigDeviceCount(Pointer device, IntByReference count) {
-        return call("nvmlDeviceGetMaxMigDeviceCount", device, count);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)} */
-    public int nvmlDeviceGetMigDeviceHandleByIndex(Pointer device, int index, PointerByReference migDevice) {
-        return call("nvmlDeviceGetMigDeviceHandleByIndex", device, index, migDevice);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)} */
-    public int nvmlDeviceGetDeviceHandleFromMigDeviceHandle(Pointer migDevice, PointerByReference device) {
-        return call("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", migDevice, device);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes)} */
-    public int nvmlDeviceGetAttributes_v2(Pointer device, NvmlStructs.DeviceAttributes attributes) {
-        return call("nvmlDeviceGetAttributes_v2", device, attributes);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)} */
-    public int nvmlDeviceGetGpuInstanceId(Pointer device, IntByReference id) {
-        return call("nvmlDeviceGetGpuInstanceId", device, id);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)} */
-    public int nvmlDeviceGetComputeInstanceId(Pointer device, IntByReference id) {
-        return call("nvmlDeviceGetComputeInstanceId", device, id);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)} */
-    public int nvmlDeviceGetGpuInstanceProfileInfo(Pointer device, int profile, NvmlStructs.GpuInstanceProfileInfo info) {
-        return call("nvmlDeviceGetGpuInstanceProfileInfo", device, profile, info);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)}; optional (R525+). */
-    public int nvmlDeviceGetGpuFabricInfo(Pointer device, NvmlStructs.GpuFabricInfo gpuFabricInfo) {
-        return call(FABRIC_INFO, device, gpuFabricInfo);
-    }
-
-    /** {@code nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)}; optional (R550+). */
-    public int nvmlDeviceGetNumaNodeId(Pointer device, IntByReference node) {
-        return call(NUMA_NODE_ID, device, node);
+    /** Unloads the library (dlclose). Call {@link NvmlSymbol#SHUTDOWN} first. */
+    @Override
+    public void close() {
+        library.close();
     }
 }

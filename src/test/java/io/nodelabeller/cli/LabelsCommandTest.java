@@ -24,15 +24,6 @@ class LabelsCommandTest {
     private static final Path DOC = Path.of("docs/labels.md");
 
     @Test
-    void docsLabelsMdIsWhatTheCommandPrints() throws Exception {
-        Cli.Result r = Cli.run("labels", "--markdown");
-        assertEquals(0, r.code(), r.err());
-        assertTrue(Files.exists(DOC), DOC + " is missing: create it with\n  " + LabelsCommand.REGENERATE);
-        assertEquals(r.out(), Files.readString(DOC),
-                DOC + " is not what `node-labeller labels --markdown` prints: regenerate it with\n  " + LabelsCommand.REGENERATE);
-    }
-
-    @Test
     void plainListHasOneKeySourceExampleLinePerMarkdownRowInTheSameOrder() {
         Cli.Result plain = Cli.run("labels");
         assertEquals(0, plain.code(), plain.err());

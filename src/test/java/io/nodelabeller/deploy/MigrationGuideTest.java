@@ -1,5 +1,6 @@
 package io.nodelabeller.deploy;
 
+import io.nodelabeller.source.nvidia.GpuLabels;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -271,10 +272,9 @@ class MigrationGuideTest {
         assertEquals(Set.of(UNPORTED + "=true", "nvidia.com/vgpu.present=false"), onlyBefore,
                 "only the rule not ported, and GFD's vgpu.present (written by node-labeller only with sources.nvidia.vgpu)");
         Set<String> keys = onlyAfter.stream().map(l -> l.substring(0, l.indexOf('='))).collect(Collectors.toCollection(TreeSet::new));
-        assertTrue(keys.contains("nvidia.com/gpu.models") && keys.contains("nvidia.com/gpu.present")
-                && keys.stream().anyMatch(k -> k.startsWith("nvidia.com/gpu.model.")), keys.toString());
-        assertEquals(Set.of(), keys.stream().filter(k -> !k.equals("nvidia.com/gpu.models") && !k.equals("nvidia.com/gpu.present")
-                && !k.startsWith("nvidia.com/gpu.model.")).collect(Collectors.toSet()), "nothing else differs");
+        assertTrue(keys.contains("nvidia.com/gpu.present") && keys.stream().anyMatch(GpuLabels::isBeyondGfd), keys.toString());
+        assertEquals(Set.of(), keys.stream().filter(k -> !k.equals("nvidia.com/gpu.present") && !GpuLabels.isBeyondGfd(k))
+                .collect(Collectors.toSet()), "nothing else differs");
         assertEquals(OPERATOR.get("nvidia.com/gpu.present"), produced.get("nvidia.com/gpu.present"), "the same value");
         assertTrue(before.stream().noneMatch(l -> l.startsWith("nvidia.com/gfd.timestamp=")
                 || l.startsWith("nvidia.com/gpu.deploy.") || l.startsWith("nvidia.com/mig.config")), before.toString());
@@ -306,8 +306,7 @@ class MigrationGuideTest {
         ObjectNode labels = (ObjectNode) node.get("metadata").get("labels");
         produced.forEach(labels::put); // node-labeller's labels on the node, its new ones included
         List<String> removed = jq(jqProgram("select(. == \"nvidia.com/gpu.models\""), node.toString());
-        List<String> want = produced.keySet().stream().filter(k -> k.equals("nvidia.com/gpu.models")
-                || k.startsWith("nvidia.com/gpu.model.")).sorted().map(k -> k + "-").toList();
+        List<String> want = produced.keySet().stream().filter(GpuLabels::isBeyondGfd).sorted().map(k -> k + "-").toList();
         assertTrue(want.size() > 1, want.toString());
         assertEquals(want, removed);
     }

@@ -172,8 +172,8 @@ class NvmlTest {
                 .gpu(FakeNvml.h100_80gb().fabric("0123456789abcdef0123456789abcdef", 0, 1, 3).numaNode(0))
                 .install(tmp);
         try (Nvml nvml = Nvml.open(lib.toString())) {
-            assertFalse(nvml.library().has(NvmlLibrary.FABRIC_INFO));
-            assertFalse(nvml.library().has(NvmlLibrary.NUMA_NODE_ID));
+            assertFalse(nvml.library().has(io.nodelabeller.nvml.NvmlSymbol.GPU_FABRIC_INFO));
+            assertFalse(nvml.library().has(io.nodelabeller.nvml.NvmlSymbol.NUMA_NODE_ID));
             NvmlDevice d = nvml.device(0);
             assertEquals(Optional.empty(), d.fabricInfo().map(NvmlDevice.FabricInfo::cliqueId));
             assertEquals(OptionalInt.empty(), d.numaNode());

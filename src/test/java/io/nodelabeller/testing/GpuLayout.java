@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.function.UnaryOperator;
 
 /**
  * A GPU node described the way one talks about it ("8 × A100-40GB, MIG 1g.5gb ×7 on each, driver 550.54.15"),
@@ -28,50 +29,61 @@ public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVers
     private static final long MIB = 1024L * 1024;
 
     /**
-     * One GPU. {@code memoryMiB} null = the memory query failed; {@code ccMajor} null = the compute capability
-     * query failed; {@code pciClass} null = the PCI scan does not see it; {@code error} set = NVML cannot query it.
+     * One GPU: NVML's values by name ({@code nvml}; index, UUID and PCI bus id are given by its place in the layout),
+     * its MIG devices, {@code pciClass} null = the PCI scan does not see it, {@code error} set = NVML cannot query it.
      */
-    public record Gpu(String name, Long memoryMiB, Integer ccMajor, Integer ccMinor, boolean migCapable,
-                      boolean migEnabled, List<Mig> migs, String pciClass, String error, Fabric fabric) {
+    public record Gpu(NvidiaFeatures.Gpu nvml, List<Mig> migs, String pciClass, String error) {
 
         /** A full GPU (MIG-capable when {@code migCapable}), a 3D controller (class 0302). */
         public static Gpu of(String name, long memoryMiB, int ccMajor, int ccMinor) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, false, false, List.of(), "0302", null, null);
+            return new Gpu(NvidiaFeatures.Gpu.of(0).name(name).memoryTotal(memoryMiB * MIB)
+                    .computeCapability(ccMajor, ccMinor).build(), List.of(), "0302", null);
+        }
+
+        public String name() {
+            return nvml.name();
+        }
+
+        /** Any NVML value, by name: {@code gpu.nvml(v -> v.numaNode(1L))}. */
+        public Gpu nvml(UnaryOperator<NvidiaFeatures.Gpu.Builder> change) {
+            return new Gpu(change.apply(nvml.toBuilder()).build(), migs, pciClass, error);
         }
 
         public Gpu withMigCapable() {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, true, false, migs, pciClass, error, fabric);
+            return nvml(v -> v.mig(true, false));
         }
 
         /** MIG enabled with these MIG devices (implies MIG-capable). */
         public Gpu mig(Mig... devices) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, true, true, List.of(devices), pciClass, error, fabric);
+            return new Gpu(nvml.toBuilder().mig(true, true).build(), List.of(devices), pciClass, error);
         }
 
         /** MIG devices reported while MIG is disabled (the GFD test "MIG disabled with MIG devices"). */
         public Gpu migDevicesWithoutMig(Mig... devices) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, false, List.of(devices), pciClass, error, fabric);
+            return new Gpu(nvml.toBuilder().mig(nvml.migCapable(), false).build(), List.of(devices), pciClass, error);
         }
 
+        /** Memory in MiB; null: the memory query failed. */
         public Gpu memory(Long mib) {
-            return new Gpu(name, mib, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, error, fabric);
+            return nvml(v -> v.memoryTotal(mib == null ? null : mib * MIB));
         }
 
+        /** The compute capability; a null major: the query failed. */
         public Gpu cc(Integer major, Integer minor) {
-            return new Gpu(name, memoryMiB, major, minor, migCapable, migEnabled, migs, pciClass, error, fabric);
+            return nvml(v -> v.computeCapability(major, major == null ? null : minor));
         }
 
         public Gpu pciClass(String cls) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, cls, error, fabric);
+            return new Gpu(nvml, migs, cls, error);
         }
 
         public Gpu failing(String err) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, err, fabric);
+            return new Gpu(nvml, migs, pciClass, err);
         }
 
+        /** Attached to an NVLink fabric: cluster UUID, clique ID, state 3 (COMPLETED). */
         public Gpu fabric(String clusterUuid, int cliqueId) {
-            return new Gpu(name, memoryMiB, ccMajor, ccMinor, migCapable, migEnabled, migs, pciClass, error,
-                    new Fabric(clusterUuid, cliqueId, 3));
+            return nvml(v -> v.fabric(new NvidiaFeatures.Fabric(clusterUuid, (long) cliqueId, 3, null)));
         }
 
         /** {@code n} copies of this GPU. */
@@ -132,10 +144,6 @@ public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVers
         }
     }
 
-    /** Fabric info: cluster UUID, clique ID, state (3 = COMPLETED). */
-    public record Fabric(String clusterUuid, int cliqueId, int state) {
-    }
-
     /** A node whose NVML works, with this driver and CUDA version (e.g. "550.54.15", 12040). */
     public static GpuLayout node(String driverVersion, int cudaVersion, Gpu... gpus) {
         return new GpuLayout(null, driverVersion, cudaVersion, "DGX A100", List.of(gpus), List.of());
@@ -148,12 +156,12 @@ public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVers
 
     /** GFD's {@code NewFullGPU()}: MOCKMODEL, 300 MiB, CC 8.0, no PCI class (gpu.mode unknown). */
     public static Gpu mockFull() {
-        return new Gpu("MOCKMODEL", 300L, 8, 0, false, false, List.of(), null, null, null);
+        return Gpu.of("MOCKMODEL", 300, 8, 0).pciClass(null);
     }
 
     /** GFD's {@code NewMigEnabledDevice(migs...)}: MOCKMODEL, MIG enabled, CC 0.0. */
     public static Gpu mockMigEnabled(Mig... migs) {
-        return new Gpu("MOCKMODEL", 300L, 0, 0, true, true, List.of(migs), null, null, null);
+        return Gpu.of("MOCKMODEL", 300, 0, 0).pciClass(null).mig(migs);
     }
 
     public GpuLayout withGpus(Gpu... more) {
@@ -221,13 +229,9 @@ public record GpuLayout(String nvmlError, String driverVersion, Integer cudaVers
                 b.instance(NvidiaFeatures.GPU, NvidiaFeatures.Gpu.failed(i, g.error(), 15).attributes());
                 continue;
             }
-            NvidiaFeatures.Fabric fabric = g.fabric() == null ? null
-                    : new NvidiaFeatures.Fabric(g.fabric().clusterUuid(), (long) g.fabric().cliqueId(), g.fabric().state(), null);
-            b.instance(NvidiaFeatures.GPU, new NvidiaFeatures.Gpu(i, g.name(),
-                    String.format("GPU-%08x-0000-0000-0000-%012x", g.name().hashCode(), i),
-                    g.memoryMiB() == null ? null : g.memoryMiB() * MIB, g.ccMajor(), g.ccMajor() == null ? null : g.ccMinor(),
-                    String.format("00000000:%02x:00.0", 7 + i), "20b010de", g.migCapable(),
-                    g.migCapable() ? g.migEnabled() : null, fabric, null, null, null).attributes());
+            b.instance(NvidiaFeatures.GPU, g.nvml().toBuilder().index(i)
+                    .uuid(String.format("GPU-%08x-0000-0000-0000-%012x", g.name().hashCode(), i))
+                    .pci(String.format("00000000:%02x:00.0", 7 + i), "20b010de").build().attributes());
             for (int m = 0; m < g.migs().size(); m++) {
                 Mig mig = g.migs().get(m);
                 Map<String, Long> attrs = new LinkedHashMap<>();

@@ -1,6 +1,5 @@
 package io.nodelabeller.source.nvidia;
 
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 import java.util.Set;
@@ -15,12 +14,6 @@ final class CliqueLabeler extends GpuLabeler {
     /** NVML_GPU_FABRIC_STATE_COMPLETED. */
     private static final int COMPLETED = 3;
     private static final String ZERO_UUID = "00000000-0000-0000-0000-000000000000";
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(Out.doc("gpu.clique", "nvmlDeviceGetGpuFabricInfo", "4a8c1e52-39d2-4f6b-a0e7-5c3b9d21f860.32766",
-                "<clusterUuid>.<cliqueId> of the NVLink fabric, when every fabric-attached GPU (state completed) agrees."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

@@ -33,9 +33,39 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
     /** Names go-nvlib skips by default: a display-only device on DGX stations, not a compute GPU. */
     private static final List<String> SKIPPED_NAMES = List.of("DGX Display", "NVIDIA DGX Display");
 
-    /** One usable GPU. Integer and long fields are null when NVML did not give them; {@code fabric} null without. */
-    record Gpu(int index, String name, String uuid, Long memoryBytes, Integer ccMajor, Integer ccMinor,
-               boolean migCapable, boolean migEnabled, NvidiaFeatures.Fabric fabric, List<Mig> migs) {
+    /**
+     * One usable GPU: NVML's values ({@code nvml}, by name; null where NVML did not give one), whether MIG is
+     * enabled, and its MIG devices.
+     */
+    record Gpu(NvidiaFeatures.Gpu nvml, boolean migEnabled, List<Mig> migs) {
+
+        int index() {
+            return nvml.index();
+        }
+
+        String name() {
+            return nvml.name();
+        }
+
+        Long memoryBytes() {
+            return nvml.memoryTotal();
+        }
+
+        Integer ccMajor() {
+            return nvml.computeMajor();
+        }
+
+        Integer ccMinor() {
+            return nvml.computeMinor();
+        }
+
+        boolean migCapable() {
+            return nvml.migCapable();
+        }
+
+        NvidiaFeatures.Fabric fabric() {
+            return nvml.fabric();
+        }
     }
 
     /** One MIG device; {@code profile} as NVIDIA tools print it ({@code 1g.10gb+me}); attributes by field name. */
@@ -87,8 +117,7 @@ record GpuFacts(Features features, String nvmlStatus, String nvmlError, String d
                 continue;
             }
             boolean migEnabled = g.migCapable() && Boolean.TRUE.equals(g.migEnabled());
-            gpus.add(new Gpu(g.index(), g.name(), g.uuid(), g.memoryTotal(), g.computeMajor(), g.computeMinor(),
-                    g.migCapable(), migEnabled, g.fabric(), migs.stream().filter(m -> m.parent() == g.index()).toList()));
+            gpus.add(new Gpu(g, migEnabled, migs.stream().filter(m -> m.parent() == g.index()).toList()));
         }
         List<String> classes = new ArrayList<>();
         for (Instance d : f.instances(PCI)) {

@@ -2,6 +2,7 @@ package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.label.Label;
+import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.label.Labeler;
 
 import java.util.List;
@@ -25,6 +26,12 @@ abstract class GpuLabeler implements Labeler {
         label(GpuFacts.of(features), out);
         notes = out.notes();
         return out.labels();
+    }
+
+    /** This labeler's labels, as {@link GpuLabels} declares them. */
+    @Override
+    public List<LabelDoc> docs() {
+        return GpuLabels.docs(getClass());
     }
 
     /** The problems the last {@link #labels} call noted. */

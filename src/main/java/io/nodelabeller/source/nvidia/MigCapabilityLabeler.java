@@ -1,16 +1,10 @@
 package io.nodelabeller.source.nvidia;
 
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
 /** {@code mig.capable}: true when {@code nvmlDeviceGetMigMode} succeeds on some GPU. */
 final class MigCapabilityLabeler extends GpuLabeler {
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(Out.doc("mig.capable", "nvmlDeviceGetMigMode", "true", "Whether some GPU supports MIG."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

@@ -1,7 +1,6 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.DevicePluginConfig;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,10 +17,10 @@ final class MigLabels {
 
 
     /** A label of a MIG device's attributes: label suffix, nvmlDeviceGetAttributes_v2 field, example (A100 1g.10gb). */
-    private record Attr(String label, String field, String example, String meaning) {
+    record Attr(String label, String field, String example, String meaning) {
     }
 
-    private static final List<Attr> ATTRIBUTES = List.of(
+    static final List<Attr> ATTRIBUTES = List.of(
             new Attr("multiprocessors", "multiprocessorCount", "14", "streaming multiprocessors"),
             new Attr("slices.gi", "gpuInstanceSliceCount", "1", "GPU-instance slices"),
             new Attr("slices.ci", "computeInstanceSliceCount", "1", "compute-instance slices"),
@@ -113,37 +112,5 @@ final class MigLabels {
                 out.put(prefix + a.label(), v, "nvmlDeviceGetAttributes_v2 " + a.field() + " = " + v + " (" + where + ")");
             }
         }
-    }
-
-    /** mig.strategy, the MIG-only gpu.* labels of {@code single} and the per-profile labels of {@code mixed}. */
-    static List<LabelDoc> docs() {
-        List<LabelDoc> out = new ArrayList<>();
-        out.add(Out.doc("mig.strategy", "MIG_STRATEGY / --mig-strategy, else the device plugin config's flags.migStrategy", "mixed",
-                "single or mixed: how the device plugin advertises MIG devices; absent with none."));
-        String attrs = "nvmlDeviceGetAttributes_v2 ";
-        for (Attr a : ATTRIBUTES) {
-            out.add(Out.doc("gpu." + a.label(), attrs + a.field(), a.example(),
-                    "mig-strategy single: " + a.meaning() + " of one MIG device."));
-        }
-        out.add(mixed("count", "nvmlDeviceGetMigDeviceHandleByIndex", "7",
-                "MIG devices of the profile on the node (<profile>: 1g.10gb, 1c.3g.40gb, 1g.10gb.me for 1g.10gb+me...)."));
-        out.add(mixed("replicas", "device plugin config sharing.*.resources (nvidia.com/mig-<profile>)", "1",
-                "replicas of one MIG device: 1 unless shared."));
-        out.add(mixed("sharing-strategy", "device plugin config sharing", "none", "none, time-slicing or mps."));
-        out.add(mixed("product", "nvmlDeviceGetName of the parent GPU", "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb",
-                "<GPU name>-MIG-<profile>, -SHARED appended when shared and not renamed."));
-        out.add(mixed("memory", attrs + "memorySizeMB (else nvmlDeviceGetMemoryInfo)", "9728",
-                "memory of one MIG device, MiB."));
-        for (Attr a : ATTRIBUTES) {
-            out.add(mixed(a.label(), attrs + a.field(), a.example(), a.meaning() + " of one MIG device."));
-        }
-        return out;
-    }
-
-    private static LabelDoc mixed(String suffix, String from, String example, String description) {
-        return LabelDoc.key(Out.PREFIX + "mig-<profile>." + suffix).source(Out.SOURCE)
-                .from(from)
-                .example(Out.PREFIX + "mig-1g.10gb." + suffix, example)
-                .means("mig-strategy mixed, per profile: " + description);
     }
 }

@@ -1,6 +1,5 @@
 package io.nodelabeller.source.nvidia;
 
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 import java.util.Map;
@@ -11,13 +10,6 @@ import java.util.TreeMap;
  * compute, all 0300 → graphics, anything else → unknown.
  */
 final class ModeLabeler extends GpuLabeler {
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(LabelDoc.key(Out.PREFIX + "gpu.mode").source("nvidia, pci")
-                .from("/sys/bus/pci/devices/*/class of vendor 10de").example("compute")
-                .means("compute (all NVIDIA GPUs are 3D controllers, class 0302), graphics (all VGA, 0300) or unknown."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

@@ -1,7 +1,6 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.DevicePluginConfig;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -31,31 +30,6 @@ final class ModelLabeler extends GpuLabeler {
     }
 
     @Override
-    public List<LabelDoc> docs() {
-        String model = Out.PREFIX + Names.MODEL_PREFIX + "<model>.";
-        String example = Out.PREFIX + Names.MODEL_PREFIX + "Tesla-V100-SXM2-32GB.";
-        String cc = "nvmlDeviceGetCudaComputeCapability";
-        String key = " <model> is the GPU name sanitised as in gpu.product; a name longer than " + Names.MODEL_KEY_MAX
-                + " characters is cut and ends with 8 hex digits of its SHA-256.";
-        return List.of(
-                Out.doc("gpu.models", "nvmlDeviceGetName", 2, "How many GPU models the node has (1 on most nodes)."),
-                pattern(model + "count", "nvmlDeviceGetCount_v2, nvmlDeviceGetName", example + "count", "4",
-                        "GPUs of this model on the node, MIG-enabled ones included." + key),
-                pattern(model + "memory", "nvmlDeviceGetMemoryInfo", example + "memory", "32768",
-                        "Memory of one GPU of this model, MiB."),
-                pattern(model + "family", cc, example + "family", "volta", "Architecture of this model."),
-                pattern(model + "compute.major", cc, example + "compute.major", "7", "CUDA compute capability, major."),
-                pattern(model + "compute.minor", cc, example + "compute.minor", "0", "CUDA compute capability, minor."),
-                pattern(model + "replicas", "device plugin config sharing.*.resources (nvidia.com/gpu)", example + "replicas",
-                        "1", "What nvidia.com/gpu gives per GPU of this model: 1 unless shared, 0 when all its GPUs "
-                                + "have MIG enabled."));
-    }
-
-    private static LabelDoc pattern(String key, String from, String exampleKey, String value, String meaning) {
-        return LabelDoc.key(key).source(Out.SOURCE).from(from).example(exampleKey, value).means(meaning);
-    }
-
-    @Override
     void label(GpuFacts facts, Out out) {
         Map<String, List<GpuFacts.Gpu>> byModel = new TreeMap<>();
         for (GpuFacts.Gpu g : facts.gpus()) {
@@ -70,15 +44,16 @@ final class ModelLabeler extends GpuLabeler {
         List<String> names = new ArrayList<>();
         byModel.values().forEach(gpus -> names.add("'" + gpus.get(0).name() + "' (" + Names.gpus(ResourceLabeler.indices(gpus)) + ")"));
         out.put("gpu.models", byModel.size(), "nvmlDeviceGetName: " + String.join(", ", names));
-        byModel.forEach((model, gpus) -> label(Names.MODEL_PREFIX + model + ".", gpus, out));
+        byModel.forEach((model, gpus) -> label(model, gpus, out));
     }
 
-    private void label(String prefix, List<GpuFacts.Gpu> gpus, Out out) {
+    /** The twins of {@code model}'s GPUs: count and replicas of the model, the per-GPU values of its first GPU. */
+    private void label(String model, List<GpuFacts.Gpu> gpus, Out out) {
         GpuFacts.Gpu g = gpus.get(0);
         String where = Names.gpus(ResourceLabeler.indices(gpus));
-        out.put(prefix + "count", gpus.size(), "nvmlDeviceGetName = '" + g.name() + "' (" + where + ")");
-        ResourceLabeler.memoryAndCompute(out, prefix, g);
+        ResourceLabeler.put(out, model, "gpu.count", gpus.size(), "nvmlDeviceGetName = '" + g.name() + "' (" + where + ")");
+        ResourceLabeler.perGpu(out, model, g);
         Share share = gpus.stream().allMatch(GpuFacts.Gpu::migEnabled) ? Share.migParent(where) : Share.of(dp, "nvidia.com/gpu");
-        out.put(prefix + "replicas", share.replicas(), share.evidence());
+        ResourceLabeler.put(out, model, "gpu.replicas", share.replicas(), share.evidence());
     }
 }

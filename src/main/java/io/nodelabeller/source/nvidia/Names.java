@@ -46,11 +46,14 @@ final class Names {
         return head + end;
     }
 
-    /** The per-model keys' parts around the model: {@code gpu.model.<model>.compute.major} is the longest. */
+    /** The per-model keys' part before the model: {@code gpu.model.<model>.<field>}. */
     static final String MODEL_PREFIX = "gpu.model.";
-    private static final String LONGEST_MODEL_SUFFIX = ".compute.major";
-    /** The longest model part that keeps every per-model key's name within 63 characters. */
-    static final int MODEL_KEY_MAX = MAX_VALUE - MODEL_PREFIX.length() - LONGEST_MODEL_SUFFIX.length();
+    /**
+     * The longest model part of a per-model key. Fixed: it is what kept {@code gpu.model.<model>.compute.major} within
+     * 63 characters when the keys were introduced, and a smaller one would rename keys in use. The fields are bounded
+     * instead ({@link GpuLabels#TWIN_FIELD_MAX}).
+     */
+    static final int MODEL_KEY_MAX = 39;
     /** Hex digits of the name's SHA-256 that a shortened model part ends with. */
     private static final int MODEL_HASH = 8;
 

@@ -3,6 +3,7 @@ package io.nodelabeller.source.nvidia;
 import io.nodelabeller.feature.Instance;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -84,59 +85,196 @@ public final class NvidiaFeatures {
     }
 
     /**
-     * One {@code nvidia.gpu} instance. {@code error} set: NVML could not query the GPU (only {@code index} and the
-     * error are known). {@code migEnabled} is null when the GPU is not MIG-capable.
+     * One {@code nvidia.gpu} instance: its attributes, named values read and written through typed accessors (no
+     * positional list of values to get wrong). {@code error} set: NVML could not query the GPU (only {@code index}
+     * and the error are known). {@code migEnabled} is null when the GPU is not MIG-capable; every other value is null
+     * when NVML did not give it. Build one with {@link #of}.
      */
-    public record Gpu(int index, String name, String uuid, Long memoryTotal, Integer computeMajor, Integer computeMinor,
-                      String pciBusId, String pciDeviceId, boolean migCapable, Boolean migEnabled, Fabric fabric,
-                      Long numaNode, String error, Integer errorCode) {
+    public static final class Gpu {
+
+        private final Map<String, String> a;
+
+        private Gpu(Map<String, String> attributes) {
+            this.a = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+        }
+
+        /** A GPU NVML answered for: set its values on the builder by name. */
+        public static Builder of(int index) {
+            return new Builder(index);
+        }
 
         public static Gpu failed(int index, String error, Integer errorCode) {
-            return new Gpu(index, null, null, null, null, null, null, null, false, null, null, null, error, errorCode);
+            Map<String, String> a = new LinkedHashMap<>();
+            a.put("index", Integer.toString(index));
+            a.put("error", error);
+            put(a, "errorCode", errorCode);
+            return new Gpu(a);
         }
 
         public Map<String, String> attributes() {
-            Map<String, String> a = new LinkedHashMap<>();
-            a.put("index", Integer.toString(index));
-            if (error != null) {
-                a.put("error", error);
-                put(a, "errorCode", errorCode);
-                return a;
-            }
-            put(a, "name", name);
-            put(a, "uuid", uuid);
-            put(a, "memory.total", memoryTotal);
-            put(a, "compute.major", computeMajor);
-            put(a, "compute.minor", computeMinor);
-            put(a, "pci.busId", pciBusId);
-            put(a, "pci.deviceId", pciDeviceId);
-            a.put("mig.capable", Boolean.toString(migCapable));
-            put(a, "mig.enabled", migEnabled);
-            if (fabric != null) {
-                put(a, "fabric.clusterUuid", fabric.clusterUuid());
-                put(a, "fabric.cliqueId", fabric.cliqueId());
-                put(a, "fabric.state", fabric.state());
-                put(a, "fabric.status", fabric.status());
-            }
-            put(a, "numaNode", numaNode);
             return a;
+        }
+
+        public int index() {
+            return Integer.parseInt(a.get("index"));
+        }
+
+        public String name() {
+            return a.get("name");
+        }
+
+        public String uuid() {
+            return a.get("uuid");
+        }
+
+        public Long memoryTotal() {
+            return longValue(a.get("memory.total"));
+        }
+
+        public Integer computeMajor() {
+            return integer(a.get("compute.major"));
+        }
+
+        public Integer computeMinor() {
+            return integer(a.get("compute.minor"));
+        }
+
+        public String pciBusId() {
+            return a.get("pci.busId");
+        }
+
+        public String pciDeviceId() {
+            return a.get("pci.deviceId");
+        }
+
+        public boolean migCapable() {
+            return "true".equals(a.get("mig.capable"));
+        }
+
+        public Boolean migEnabled() {
+            return a.containsKey("mig.enabled") ? Boolean.valueOf(a.get("mig.enabled")) : null;
+        }
+
+        public Fabric fabric() {
+            return a.containsKey("fabric.clusterUuid") || a.containsKey("fabric.state")
+                    ? new Fabric(a.get("fabric.clusterUuid"), longValue(a.get("fabric.cliqueId")),
+                    integer(a.get("fabric.state")), integer(a.get("fabric.status")))
+                    : null;
+        }
+
+        public Long numaNode() {
+            return longValue(a.get("numaNode"));
+        }
+
+        public String error() {
+            return a.get("error");
+        }
+
+        public Integer errorCode() {
+            return integer(a.get("errorCode"));
+        }
+
+        /** A builder holding these values, to change some. */
+        public Builder toBuilder() {
+            return new Builder(a);
         }
 
         /** Null when the instance has no readable index. */
         static Gpu from(Instance g) {
-            Integer index = integer(g.get("index"));
-            if (index == null) {
-                return null;
+            return integer(g.get("index")) == null ? null : new Gpu(g.attributes());
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Gpu other && a.equals(other.a);
+        }
+
+        @Override
+        public int hashCode() {
+            return a.hashCode();
+        }
+
+        @Override
+        public String toString() {
+            return "Gpu" + a;
+        }
+
+        /** The values of one GPU, each set by name; a null value is left out. */
+        public static final class Builder {
+
+            private final Map<String, String> a;
+
+            private Builder(int index) {
+                this.a = new LinkedHashMap<>();
+                a.put("index", Integer.toString(index));
+                a.put("mig.capable", "false");
             }
-            Fabric fabric = g.has("fabric.clusterUuid") || g.has("fabric.state")
-                    ? new Fabric(g.get("fabric.clusterUuid"), longValue(g.get("fabric.cliqueId")),
-                    integer(g.get("fabric.state")), integer(g.get("fabric.status")))
-                    : null;
-            return new Gpu(index, g.get("name"), g.get("uuid"), longValue(g.get("memory.total")),
-                    integer(g.get("compute.major")), integer(g.get("compute.minor")), g.get("pci.busId"),
-                    g.get("pci.deviceId"), "true".equals(g.get("mig.capable")),
-                    g.has("mig.enabled") ? Boolean.valueOf(g.get("mig.enabled")) : null, fabric,
-                    longValue(g.get("numaNode")), g.get("error"), integer(g.get("errorCode")));
+
+            private Builder(Map<String, String> from) {
+                this.a = new LinkedHashMap<>(from);
+            }
+
+            private Builder set(String key, Object value) {
+                if (value == null) {
+                    a.remove(key);
+                } else {
+                    a.put(key, value.toString());
+                }
+                return this;
+            }
+
+            public Builder index(int index) {
+                return set("index", index);
+            }
+
+            public Builder name(String name) {
+                return set("name", name);
+            }
+
+            public Builder uuid(String uuid) {
+                return set("uuid", uuid);
+            }
+
+            /** nvmlDeviceGetMemoryInfo's total, bytes. */
+            public Builder memoryTotal(Long bytes) {
+                return set("memory.total", bytes);
+            }
+
+            public Builder computeCapability(Integer major, Integer minor) {
+                return set("compute.major", major).set("compute.minor", minor);
+            }
+
+            public Builder pci(String busId, String deviceId) {
+                return set("pci.busId", busId).set("pci.deviceId", deviceId);
+            }
+
+            /** MIG-capable (nvmlDeviceGetMigMode answered) and, if so, whether MIG is enabled. */
+            public Builder mig(boolean capable, Boolean enabled) {
+                return set("mig.capable", capable).set("mig.enabled", capable ? enabled : null);
+            }
+
+            public Builder fabric(Fabric fabric) {
+                set("fabric.clusterUuid", fabric == null ? null : fabric.clusterUuid());
+                set("fabric.cliqueId", fabric == null ? null : fabric.cliqueId());
+                set("fabric.state", fabric == null ? null : fabric.state());
+                return set("fabric.status", fabric == null ? null : fabric.status());
+            }
+
+            public Builder numaNode(Long node) {
+                return set("numaNode", node);
+            }
+
+            /** The attributes in one order, whatever the order they were set in: the instance reads the same every cycle. */
+            public Gpu build() {
+                Map<String, String> ordered = new LinkedHashMap<>();
+                ORDER.stream().filter(a::containsKey).forEach(k -> ordered.put(k, a.get(k)));
+                a.forEach(ordered::putIfAbsent);
+                return new Gpu(ordered);
+            }
+
+            private static final List<String> ORDER = List.of("index", "name", "uuid", "memory.total", "compute.major",
+                    "compute.minor", "pci.busId", "pci.deviceId", "mig.capable", "mig.enabled", "fabric.clusterUuid",
+                    "fabric.cliqueId", "fabric.state", "fabric.status", "numaNode");
         }
     }
 

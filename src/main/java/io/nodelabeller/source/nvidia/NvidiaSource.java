@@ -5,6 +5,7 @@ import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.nvml.Nvml;
 import io.nodelabeller.nvml.NvmlDevice;
+import io.nodelabeller.nvml.NvmlSymbol;
 import io.nodelabeller.nvml.NvmlDevice.Attributes;
 import io.nodelabeller.nvml.NvmlDevice.GpuInstanceProfile;
 import io.nodelabeller.nvml.NvmlException;
@@ -42,14 +43,14 @@ public final class NvidiaSource implements Source {
     static final List<String> PRODUCT_NAME_FILES = List.of("/sys/class/dmi/id/product_name",
             "/sys/devices/virtual/dmi/id/product_name");
 
-    static final String NVML_ORIGIN = "nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlSystemGetCudaDriverVersion, "
-            + "nvmlDeviceGetCount_v2";
-    static final String GPU_ORIGIN = "nvmlDeviceGetHandleByIndex_v2, nvmlDeviceGetName, nvmlDeviceGetUUID, "
-            + "nvmlDeviceGetMemoryInfo, nvmlDeviceGetCudaComputeCapability, nvmlDeviceGetPciInfo_v3, "
-            + "nvmlDeviceGetMigMode, nvmlDeviceGetGpuFabricInfo, nvmlDeviceGetNumaNodeId";
-    static final String MIG_ORIGIN = "nvmlDeviceGetMaxMigDeviceCount, nvmlDeviceGetMigDeviceHandleByIndex, "
-            + "nvmlDeviceGetName, nvmlDeviceGetUUID, nvmlDeviceGetMemoryInfo, nvmlDeviceGetAttributes_v2; profile from "
-            + "nvmlDeviceGetGpuInstanceProfileInfo and the parent's nvmlDeviceGetMemoryInfo";
+    static final String NVML_ORIGIN = GpuLabels.calls(NvmlSymbol.INIT, NvmlSymbol.DRIVER_VERSION,
+            NvmlSymbol.CUDA_DRIVER_VERSION, NvmlSymbol.DEVICE_COUNT);
+    static final String GPU_ORIGIN = GpuLabels.calls(NvmlSymbol.HANDLE_BY_INDEX, NvmlSymbol.NAME, NvmlSymbol.UUID,
+            NvmlSymbol.MEMORY_INFO, NvmlSymbol.CUDA_COMPUTE_CAPABILITY, NvmlSymbol.PCI_INFO, NvmlSymbol.MIG_MODE,
+            NvmlSymbol.GPU_FABRIC_INFO, NvmlSymbol.NUMA_NODE_ID);
+    static final String MIG_ORIGIN = GpuLabels.calls(NvmlSymbol.MAX_MIG_DEVICE_COUNT, NvmlSymbol.MIG_DEVICE_HANDLE_BY_INDEX,
+            NvmlSymbol.NAME, NvmlSymbol.UUID, NvmlSymbol.MEMORY_INFO, NvmlSymbol.ATTRIBUTES) + "; profile from "
+            + NvmlSymbol.GPU_INSTANCE_PROFILE_INFO + " and the parent's " + NvmlSymbol.MEMORY_INFO;
 
     static final String PCI_DEVICES = "/sys/bus/pci/devices";
 
@@ -180,10 +181,12 @@ public final class NvidiaSource implements Source {
                 .orElse(null);
         Long numaNode = optional(() -> dev.numaNode(), what + " NUMA node", warnings)
                 .filter(java.util.OptionalInt::isPresent).map(n -> Integer.toUnsignedLong(n.getAsInt())).orElse(null);
-        b.instance(NvidiaFeatures.GPU, new NvidiaFeatures.Gpu(index, name, uuid, total,
-                cc.map(NvmlDevice.ComputeCapability::major).orElse(null), cc.map(NvmlDevice.ComputeCapability::minor).orElse(null),
-                pci.map(NvmlDevice.PciInfo::busId).orElse(null), pci.map(p -> String.format("%08x", p.pciDeviceId())).orElse(null),
-                mig.isPresent(), mig.map(NvmlDevice.MigMode::enabled).orElse(null), fabric, numaNode, null, null).attributes());
+        b.instance(NvidiaFeatures.GPU, NvidiaFeatures.Gpu.of(index).name(name).uuid(uuid).memoryTotal(total)
+                .computeCapability(cc.map(NvmlDevice.ComputeCapability::major).orElse(null),
+                        cc.map(NvmlDevice.ComputeCapability::minor).orElse(null))
+                .pci(pci.map(NvmlDevice.PciInfo::busId).orElse(null), pci.map(p -> String.format("%08x", p.pciDeviceId())).orElse(null))
+                .mig(mig.isPresent(), mig.map(NvmlDevice.MigMode::enabled).orElse(null))
+                .fabric(fabric).numaNode(numaNode).build().attributes());
         if (mig.isPresent() && mig.get().enabled()) {
             migDevices(dev, index, total, b, warnings);
         }

@@ -2,7 +2,6 @@ package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.label.Label;
 import io.nodelabeller.source.pci.PciSource;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,13 +31,6 @@ final class Out {
     /** A label computed from the features of {@code inputs} (gpu.present from the PCI scan alone, gpu.mode from both). */
     void put(String name, Object value, Set<String> inputs, String evidence) {
         labels.put(PREFIX + name, new Label(PREFIX + name, String.valueOf(value), SOURCE, evidence, inputs));
-    }
-
-    /** The doc of a label this package puts with source nvidia. */
-    static LabelDoc doc(String name, String from, Object example, String description) {
-        return LabelDoc.key(PREFIX + name).source(SOURCE)
-                .from(from).example(String.valueOf(example))
-                .means(description);
     }
 
     void note(String message) {

@@ -2,7 +2,6 @@ package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.feature.NvidiaPci;
 import io.nodelabeller.label.Evidence;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
@@ -11,13 +10,6 @@ import java.util.List;
  * GPU components can be gated on it from the first cycle.
  */
 final class PresenceLabeler extends GpuLabeler {
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(LabelDoc.key(Out.PREFIX + "gpu.present").source("pci")
-                .from("/sys/bus/pci/devices/*/{vendor,class}").example("true")
-                .means("An NVIDIA GPU (vendor 10de, class 0300 or 0302) is on the PCI bus; needs no NVML."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

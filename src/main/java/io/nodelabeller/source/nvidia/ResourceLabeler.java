@@ -1,7 +1,6 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.DevicePluginConfig;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,26 +23,6 @@ final class ResourceLabeler extends GpuLabeler {
 
     ResourceLabeler(DevicePluginConfig dp) {
         this.dp = dp;
-    }
-
-    @Override
-    public List<LabelDoc> docs() {
-        String single = " With mig-strategy single: of the MIG devices instead.";
-        String cc = "nvmlDeviceGetCudaComputeCapability";
-        List<LabelDoc> out = new ArrayList<>(List.of(
-                Out.doc("gpu.count", "nvmlDeviceGetCount_v2, nvmlDeviceGetName", 8,
-                        "GPUs of the labelled model (with several models: the one with the most GPUs)." + single),
-                Out.doc("gpu.replicas", "device plugin config sharing.*.resources (nvidia.com/gpu)", 1,
-                        "Replicas per GPU: 1 unless shared, 0 when MIG is enabled." + single),
-                Out.doc("gpu.sharing-strategy", "device plugin config sharing", "none", "none, time-slicing or mps." + single),
-                Out.doc("gpu.product", "nvmlDeviceGetName", "NVIDIA-A100-SXM4-80GB",
-                        "The GPU name, sanitised; -SHARED appended when shared and not renamed." + single),
-                Out.doc("gpu.memory", "nvmlDeviceGetMemoryInfo", 81920, "Memory of one GPU, MiB." + single),
-                Out.doc("gpu.family", cc, "ampere", "Architecture of the compute capability (volta, ampere, hopper...)."),
-                Out.doc("gpu.compute.major", cc, 8, "CUDA compute capability, major."),
-                Out.doc("gpu.compute.minor", cc, 0, "CUDA compute capability, minor.")));
-        out.addAll(MigLabels.docs());
-        return out;
     }
 
     @Override
@@ -103,24 +82,33 @@ final class ResourceLabeler extends GpuLabeler {
             out.note("GPU " + g.index() + ": nvmlDeviceGetCudaComputeCapability failed; nvidia.com/gpu.family and "
                     + "gpu.compute.* are omitted");
         }
-        memoryAndCompute(out, "gpu.", g);
+        perGpu(out, null, g);
     }
 
     /**
-     * {@code <prefix>memory} (MiB, when NVML gave a total of at least 1 MiB), {@code <prefix>family},
-     * {@code <prefix>compute.major} and {@code .minor} (when it gave a compute capability with a major above 0) of
-     * GPU {@code g}: GFD's {@code gpu.*} ones, and each model's ({@link ModelLabeler}).
+     * The per-GPU labels of GPU {@code g}: {@code gpu.memory} (MiB, when NVML gave a total of at least 1 MiB),
+     * {@code gpu.family}, {@code gpu.compute.major} and {@code .minor} (when it gave a compute capability with a
+     * major above 0) for {@code model} null; else their per-model twins for that model part ({@link ModelLabeler}),
+     * as {@link GpuLabels} declares them.
      */
-    static void memoryAndCompute(Out out, String prefix, GpuFacts.Gpu g) {
+    static void perGpu(Out out, String model, GpuFacts.Gpu g) {
         if (g.memoryBytes() != null && g.memoryBytes() / GpuFacts.MIB > 0) {
-            out.put(prefix + "memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
+            put(out, model, "gpu.memory", g.memoryBytes() / GpuFacts.MIB, "nvmlDeviceGetMemoryInfo total = " + g.memoryBytes()
                     + " bytes (GPU " + g.index() + "), in MiB");
         }
         if (g.ccMajor() != null && g.ccMinor() != null && g.ccMajor() != 0) {
             String cc = "nvmlDeviceGetCudaComputeCapability = " + g.ccMajor() + "." + g.ccMinor() + " (GPU " + g.index() + ")";
-            out.put(prefix + "family", Names.family(g.ccMajor(), g.ccMinor()), cc);
-            out.put(prefix + "compute.major", g.ccMajor(), cc);
-            out.put(prefix + "compute.minor", g.ccMinor(), cc);
+            put(out, model, "gpu.family", Names.family(g.ccMajor(), g.ccMinor()), cc);
+            put(out, model, "gpu.compute.major", g.ccMajor(), cc);
+            put(out, model, "gpu.compute.minor", g.ccMinor(), cc);
+        }
+    }
+
+    /** {@code key} for {@code model} null, else its per-model twin; nothing when it has none. */
+    static void put(Out out, String model, String key, Object value, String evidence) {
+        String twin = model == null ? key : GpuLabels.twinKey(key, model);
+        if (twin != null) {
+            out.put(twin, value, evidence);
         }
     }
 }

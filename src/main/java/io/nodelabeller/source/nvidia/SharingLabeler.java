@@ -1,7 +1,6 @@
 package io.nodelabeller.source.nvidia;
 
 import io.nodelabeller.config.DevicePluginConfig;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
@@ -15,12 +14,6 @@ final class SharingLabeler extends GpuLabeler {
 
     SharingLabeler(DevicePluginConfig dp) {
         this.dp = dp;
-    }
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(Out.doc("mps.capable", "device plugin config sharing.mps; nvmlDeviceGetMigMode", "false",
-                "true when the device plugin shares GPUs with MPS and no GPU has MIG enabled."));
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.nodelabeller.source.nvidia;
 
-import io.nodelabeller.label.LabelDoc;
 
 import java.time.Instant;
 import java.util.List;
@@ -12,14 +11,6 @@ final class TimestampLabeler extends GpuLabeler {
 
     TimestampLabeler(Instant start) {
         this.start = start;
-    }
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(LabelDoc.key(Out.PREFIX + "gfd.timestamp").source("nvidia, pci")
-                .from("process start time").example("1763804014")
-                .means("Unix seconds of the agent's start, on nodes with an NVIDIA GPU; left out with --no-timestamp or "
-                        + "flags.gfd.noTimestamp."));
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.nodelabeller.source.nvidia;
 
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
@@ -10,25 +9,6 @@ import java.util.List;
  * driver supports. Where GFD stops with an error (a version it cannot split), these labels alone are omitted.
  */
 final class VersionLabeler extends GpuLabeler {
-
-    @Override
-    public List<LabelDoc> docs() {
-        String driver = "nvmlSystemGetDriverVersion";
-        String cuda = "nvmlSystemGetCudaDriverVersion";
-        return List.of(
-                Out.doc("cuda.driver.major", driver, "580", "Driver version, first part (older name)."),
-                Out.doc("cuda.driver.minor", driver, "159", "Driver version, second part (older name)."),
-                Out.doc("cuda.driver.rev", driver, "04", "Driver version, third part, empty when there is none (older name)."),
-                Out.doc("cuda.driver-version.major", driver, "580", "Driver version, first part."),
-                Out.doc("cuda.driver-version.minor", driver, "159", "Driver version, second part."),
-                Out.doc("cuda.driver-version.revision", driver, "04", "Driver version, third part, empty when there is none."),
-                Out.doc("cuda.driver-version.full", driver, "580.159.04", "Driver version as the driver reports it."),
-                Out.doc("cuda.runtime.major", cuda, "13", "Major CUDA version the driver supports (older name)."),
-                Out.doc("cuda.runtime.minor", cuda, "0", "Minor CUDA version the driver supports (older name)."),
-                Out.doc("cuda.runtime-version.major", cuda, "13", "Major CUDA version the driver supports."),
-                Out.doc("cuda.runtime-version.minor", cuda, "0", "Minor CUDA version the driver supports."),
-                Out.doc("cuda.runtime-version.full", cuda, "13.0", "<major>.<minor> CUDA version the driver supports."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

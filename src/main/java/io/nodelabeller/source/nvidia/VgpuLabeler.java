@@ -3,7 +3,6 @@ package io.nodelabeller.source.nvidia;
 import io.nodelabeller.feature.Features;
 import io.nodelabeller.feature.Instance;
 import io.nodelabeller.label.Evidence;
-import io.nodelabeller.label.LabelDoc;
 
 import java.util.List;
 
@@ -16,17 +15,6 @@ import java.util.List;
 final class VgpuLabeler extends GpuLabeler {
 
     static final String FROM = NvidiaSource.PCI_DEVICES + NvidiaSource.VGPU_ORIGIN_TAIL + " (sources.nvidia.vgpu)";
-
-    @Override
-    public List<LabelDoc> docs() {
-        return List.of(
-                Out.doc("vgpu.present", FROM, "true", "true: the node is a VM with an NVIDIA vGPU; false: a GPU node"
-                        + " without one. Only with sources.nvidia.vgpu, which needs CAP_SYS_ADMIN (docs/gpu.md)."),
-                Out.doc("vgpu.host-driver-version", FROM + ", host driver record", "550.54.16",
-                        "The vGPU manager's driver version on the hypervisor host."),
-                Out.doc("vgpu.host-driver-branch", FROM + ", host driver record", "r550_40",
-                        "The vGPU manager's driver branch on the hypervisor host."));
-    }
 
     @Override
     void label(GpuFacts facts, Out out) {

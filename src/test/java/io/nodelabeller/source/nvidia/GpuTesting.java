@@ -71,9 +71,9 @@ final class GpuTesting {
         return out;
     }
 
-    /** node-labeller's labels beyond GFD's (docs/gpu.md, "Nodes with more than one GPU model"). */
+    /** node-labeller's labels beyond GFD's, as {@link GpuLabels} declares them. */
     static boolean beyondGfd(String key) {
-        return key.equals("gpu.models") || key.startsWith("gpu.model.");
+        return GpuLabels.isBeyondGfd(key);
     }
 
     /** The labels GFD also makes: {@code all} without {@link #beyondGfd} keys, for comparisons with GFD's vectors. */
