@@ -53,6 +53,8 @@ public final class Cycle {
 
     private Retention retention;
     private final ProblemLog kept = new ProblemLog(LOG, null);
+    /** Each publisher's failures, logged when they start and when they end. */
+    private final java.util.Map<String, ProblemLog> publishing = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Instant lastSuccess;
 
     public Cycle(Discovery discovery, Labelling labelling, Retention initial, List<Publisher> publishers,
@@ -158,10 +160,13 @@ public final class Cycle {
                 boolean written = p.publish(labels, features);
                 metrics.published(p.name(), written ? "written" : "unchanged");
                 LOG.debug("{}: {}", p.name(), written ? "written" : "unchanged");
+                publishProblems(p).ok("publishing to " + p.name() + " works again");
             } catch (PublishException e) {
                 metrics.published(p.name(), "failed");
                 failures.add(p.name() + ": " + e.getMessage() + (e.status() > 0 ? " (HTTP " + e.status() + ")" : ""));
-                LOG.warn("publishing to {} failed, retrying next cycle: {}", p.name(), e.getMessage());
+                // once when it starts (or its cause changes), not every cycle while the API server is away
+                publishProblems(p).failed(e.status() > 0 ? "http-" + e.status() : e.getMessage(),
+                        "publishing to " + p.name() + " failed, retrying every cycle: " + e.getMessage());
             } catch (RuntimeException e) {
                 metrics.published(p.name(), "failed");
                 failures.add(p.name() + ": " + e);
@@ -173,6 +178,10 @@ public final class Cycle {
             metrics.lastSuccessfulPublish(lastSuccess);
         }
         return new Outcome(failures.isEmpty(), labels, failures);
+    }
+
+    private ProblemLog publishProblems(Publisher p) {
+        return publishing.computeIfAbsent(p.name(), n -> new ProblemLog(LOG, null));
     }
 
     /**

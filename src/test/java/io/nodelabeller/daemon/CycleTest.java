@@ -85,6 +85,35 @@ class CycleTest {
         assertEquals(Map.of(Fakes.key("kernel"), "2", Fakes.key("pci"), "1"), p.last());
     }
 
+    /**
+     * A publisher that fails every cycle while the API server is away says so once when it starts and once when it
+     * works again, not every cycle; a failure of another kind is a new line.
+     */
+    @Test
+    void aPublishFailureIsLoggedWhenItStartsAndWhenItEnds() {
+        try (io.nodelabeller.testing.LogCapture log = io.nodelabeller.testing.LogCapture.of(Cycle.class)) {
+            RecordingPublisher p = new RecordingPublisher("node");
+            Cycle cycle = cycle(5, p);
+            cycle.run();
+            p.failWith = new PublishException("gave up after 6 attempts: GET /api/v1/nodes/n: ConnectException", 0, null);
+            for (int i = 0; i < 4; i++) {
+                cycle.run();
+            }
+            p.failWith = new PublishException("forbidden", 403, null);
+            cycle.run();
+            cycle.run();
+            p.failWith = null;
+            cycle.run();
+            cycle.run();
+            List<String> lines = log.events().stream().filter(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.INFO))
+                    .map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+            assertEquals(List.of("WARN publishing to node failed, retrying every cycle: gave up after 6 attempts: GET "
+                            + "/api/v1/nodes/n: ConnectException",
+                    "WARN publishing to node failed, retrying every cycle: forbidden",
+                    "INFO publishing to node works again"), lines);
+        }
+    }
+
     /** Kept labels are logged when what is kept changes, and once when nothing is kept any more; not every cycle. */
     @Test
     void keptLabelsAreLoggedWhenTheyChangeNotEveryCycle() {
