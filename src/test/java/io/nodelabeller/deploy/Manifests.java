@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /** The shipped manifests, rendered and turned into fabric8 model objects. */
-final class Manifests {
+public final class Manifests {
 
     static final Path ROOT = Path.of("manifests");
     static final List<String> VARIANTS = List.of("base", "overlays/gpu", "overlays/nfd-compat", "overlays/job",
@@ -67,7 +67,7 @@ final class Manifests {
     private Manifests() {
     }
 
-    static List<HasMetadata> render(String variant) {
+    public static List<HasMetadata> render(String variant) {
         return Kustomize.render(ROOT.resolve(variant)).stream().map(r -> toModel(r.object())).toList();
     }
 

@@ -230,9 +230,15 @@ public final class ControlPlane {
 
     /** Stops kube-apiserver and starts it again on the same port and etcd (its watch cache starts anew). */
     public synchronized void restartApiServer() {
+        restartApiServer(java.time.Duration.ZERO);
+    }
+
+    /** The same, with the server down for {@code down} before it starts again (an outage). */
+    public synchronized void restartApiServer(java.time.Duration down) {
         apiServer.destroy();
         try {
             apiServer.waitFor(30, TimeUnit.SECONDS);
+            Thread.sleep(down.toMillis());
             startApiServer();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
