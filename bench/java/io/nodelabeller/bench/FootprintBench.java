@@ -344,7 +344,6 @@ class FootprintBench {
             }
             warmPageCache();
             Process p = pb.start();
-            Path status = Path.of("/proc", Long.toString(p.pid()), "status");
             long hwm = 0;
             List<Long> rss = new ArrayList<>();
             List<Long> anon = new ArrayList<>();
@@ -353,10 +352,10 @@ class FootprintBench {
             int port = -1;
             while (System.nanoTime() < end && p.isAlive()) {
                 Thread.sleep(1000);
-                Map<String, String> s = procStatus(status);
-                rss.add(kib(s.get("VmRSS")));
-                anon.add(kib(s.get("RssAnon")));
-                hwm = Math.max(hwm, kib(s.get("VmHWM")));
+                Map<String, String> s = Proc.status(p.pid());
+                rss.add(Proc.kib(s.get("VmRSS")));
+                anon.add(Proc.kib(s.get("RssAnon")));
+                hwm = Math.max(hwm, Proc.kib(s.get("VmHWM")));
                 threads.add(Integer.parseInt(s.get("Threads").trim()));
                 if (port < 0) {
                     Matcher m = Pattern.compile("endpoints on port (\\d+)").matcher(Files.readString(log));
@@ -371,7 +370,7 @@ class FootprintBench {
                     names.merge(Files.readString(t.resolve("comm")).trim().replaceAll("\\d+", "#"), 1, Integer::sum);
                 }
             }
-            String mappings = smapsByMapping(Path.of("/proc", Long.toString(p.pid()), "smaps"));
+            String mappings = Proc.smapsByMapping(p.pid(), "Private_Dirty", 12);
             String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
@@ -401,42 +400,6 @@ class FootprintBench {
         } finally {
             server.destroy();
         }
-    }
-
-    /**
-     * Where the resident memory is, from /proc/PID/smaps at the end of the run: Rss and Private_Dirty summed per
-     * mapped file (anonymous mappings together, the heap and stacks among them), largest first.
-     */
-    private static String smapsByMapping(Path smaps) throws Exception {
-        Map<String, long[]> byName = new HashMap<>();
-        String name = null;
-        for (String line : Files.readAllLines(smaps)) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length > 0 && f[0].matches("[0-9a-f]+-[0-9a-f]+")) {
-                name = f.length >= 6 ? Path.of(f[5]).getFileName() + "" : "[anon]";
-            } else if (name != null && (f[0].equals("Rss:") || f[0].equals("Private_Dirty:"))) {
-                byName.computeIfAbsent(name, k -> new long[2])[f[0].equals("Rss:") ? 0 : 1] += Long.parseLong(f[1]);
-            }
-        }
-        StringBuilder out = new StringBuilder("  smaps at the end (Rss / Private_Dirty KiB):");
-        byName.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0])).limit(12)
-                .forEach(e -> out.append(String.format(" %s %d/%d;", e.getKey(), e.getValue()[0], e.getValue()[1])));
-        return out.toString();
-    }
-
-    private static Map<String, String> procStatus(Path status) throws Exception {
-        Map<String, String> out = new HashMap<>();
-        for (String line : Files.readAllLines(status)) {
-            int colon = line.indexOf(':');
-            if (colon > 0) {
-                out.put(line.substring(0, colon), line.substring(colon + 1).trim());
-            }
-        }
-        return out;
-    }
-
-    private static long kib(String value) {
-        return Long.parseLong(value.replace("kB", "").trim());
     }
 
     private static double metric(String text, String name) {

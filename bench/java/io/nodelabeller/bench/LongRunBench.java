@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -170,7 +169,7 @@ class LongRunBench {
             }
             for (Agent a : agents) {
                 a.nmt.add(nmt(jcmd, a));
-                a.smaps = smaps(a);
+                a.smaps = Proc.smapsByMapping(a.process.pid(), "Anonymous", 8);
             }
             // every label right: the last values of the churn, the GPU labels
             Thread.sleep(5_000);
@@ -256,13 +255,7 @@ class LongRunBench {
 
     private static void sample(Agent a, long seconds) throws Exception {
         Path proc = Path.of("/proc", Long.toString(a.process.pid()));
-        Map<String, String> s = new TreeMap<>();
-        for (String line : Files.readAllLines(proc.resolve("status"))) {
-            int colon = line.indexOf(':');
-            if (colon > 0) {
-                s.put(line.substring(0, colon), line.substring(colon + 1).trim());
-            }
-        }
+        Map<String, String> s = Proc.status(a.process.pid());
         long fds;
         try (var list = Files.list(proc.resolve("fd"))) {
             fds = list.count();
@@ -270,14 +263,10 @@ class LongRunBench {
         String stat = Files.readString(proc.resolve("stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from 3 (state) on
         long cpuMs = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 1000 / TICKS; // utime, stime
-        long[] row = {seconds, kib(s.get("VmRSS")), kib(s.get("RssAnon")), Long.parseLong(s.get("Threads")), fds, cpuMs};
+        long[] row = {seconds, Proc.kib(s.get("VmRSS")), Proc.kib(s.get("RssAnon")), Long.parseLong(s.get("Threads")), fds, cpuMs};
         a.samples.add(row);
         Files.writeString(CSV, String.format("\"%s\",%d,%d,%d,%d,%d,%d%n", a.name(), row[0], row[1], row[2], row[3], row[4],
                 row[5]), java.nio.file.StandardOpenOption.APPEND);
-    }
-
-    private static long kib(String value) {
-        return Long.parseLong(value.replace("kB", "").trim());
     }
 
     /** NMT's committed KiB per category ("Java Heap", "Class", "Thread", "Code", ...), empty when jcmd cannot attach. */
@@ -292,28 +281,6 @@ class LongRunBench {
             m.put(matcher.group(1).trim(), Long.parseLong(matcher.group(2)));
         }
         return m;
-    }
-
-    /**
-     * Where the resident memory is at the end: Rss and Anonymous KiB summed per mapped file (anonymous mappings
-     * together: the heap, code cache, metaspace, stacks, malloc), largest first. A file mapping's Anonymous pages are
-     * its written copies (the class-data archive's, for one).
-     */
-    private static String smaps(Agent a) throws Exception {
-        Map<String, long[]> byName = new LinkedHashMap<>();
-        String name = null;
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(a.process.pid()), "smaps"))) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length > 0 && f[0].matches("[0-9a-f]+-[0-9a-f]+")) {
-                name = f.length >= 6 ? Path.of(f[5]).getFileName() + "" : "[anon]";
-            } else if (name != null && (f[0].equals("Rss:") || f[0].equals("Anonymous:"))) {
-                byName.computeIfAbsent(name, k -> new long[2])[f[0].equals("Rss:") ? 0 : 1] += Long.parseLong(f[1]);
-            }
-        }
-        StringBuilder out = new StringBuilder("  smaps at the end (Rss / Anonymous KiB):");
-        byName.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue()[0], x.getValue()[0])).limit(8)
-                .forEach(e -> out.append(String.format(" %s %d/%d;", e.getKey(), e.getValue()[0], e.getValue()[1])));
-        return out.toString();
     }
 
     /** The trend of the last half: VmRSS slope per hour of the run, the NMT categories that grew, first and last figures. */
