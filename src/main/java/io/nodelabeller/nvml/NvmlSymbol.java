@@ -89,6 +89,11 @@ public enum NvmlSymbol {
         return Arrays.stream(values()).filter(NvmlSymbol::optional).toList();
     }
 
+    /** Calls as an origin names them: "nvmlDeviceGetCount_v2, nvmlDeviceGetName". */
+    public static String names(NvmlSymbol... symbols) {
+        return Arrays.stream(symbols).map(NvmlSymbol::symbol).collect(java.util.stream.Collectors.joining(", "));
+    }
+
     @Override
     public String toString() {
         return symbol;

@@ -4,7 +4,6 @@ import io.nodelabeller.label.LabelDoc;
 import io.nodelabeller.nvml.NvmlSymbol;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -104,7 +103,7 @@ public final class GpuLabels {
         l.add(gfd(SharingLabeler.class, "mps.capable", SHARING + ".mps; " + MIG_MODE, "false",
                 "true when the device plugin shares GPUs with MPS and no GPU has MIG enabled."));
         String cc = CUDA_COMPUTE_CAPABILITY.symbol();
-        l.add(gfd(ResourceLabeler.class, "gpu.count", calls(DEVICE_COUNT, NAME), "8",
+        l.add(gfd(ResourceLabeler.class, "gpu.count", NvmlSymbol.names(DEVICE_COUNT, NAME), "8",
                 "GPUs of the labelled model (with several models: the one with the most GPUs)." + SINGLE)
                 .withTwin("count", 4, "GPUs of this model on the node, MIG-enabled ones included. <model> is the GPU name "
                         + "sanitised as in gpu.product; a name longer than " + Names.MODEL_KEY_MAX + " characters is cut and "
@@ -167,11 +166,6 @@ public final class GpuLabels {
     private static GpuLabel mixed(String field, String from, String example, String meaning) {
         return new GpuLabel(ResourceLabeler.class, "mig-<profile>." + field, Out.SOURCE, from, "mig-1g.10gb." + field,
                 example, MIXED + meaning, true, null);
-    }
-
-    /** NVML calls as a label's origin names them: "nvmlDeviceGetCount_v2, nvmlDeviceGetName". */
-    static String calls(NvmlSymbol... symbols) {
-        return Arrays.stream(symbols).map(NvmlSymbol::symbol).collect(Collectors.joining(", "));
     }
 
     /** Fails on a twin whose key would not fit for the longest model part, and on a key declared twice. */

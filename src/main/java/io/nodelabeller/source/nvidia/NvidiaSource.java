@@ -43,12 +43,12 @@ public final class NvidiaSource implements Source {
     static final List<String> PRODUCT_NAME_FILES = List.of("/sys/class/dmi/id/product_name",
             "/sys/devices/virtual/dmi/id/product_name");
 
-    static final String NVML_ORIGIN = GpuLabels.calls(NvmlSymbol.INIT, NvmlSymbol.DRIVER_VERSION,
+    static final String NVML_ORIGIN = NvmlSymbol.names(NvmlSymbol.INIT, NvmlSymbol.DRIVER_VERSION,
             NvmlSymbol.CUDA_DRIVER_VERSION, NvmlSymbol.DEVICE_COUNT);
-    static final String GPU_ORIGIN = GpuLabels.calls(NvmlSymbol.HANDLE_BY_INDEX, NvmlSymbol.NAME, NvmlSymbol.UUID,
+    static final String GPU_ORIGIN = NvmlSymbol.names(NvmlSymbol.HANDLE_BY_INDEX, NvmlSymbol.NAME, NvmlSymbol.UUID,
             NvmlSymbol.MEMORY_INFO, NvmlSymbol.CUDA_COMPUTE_CAPABILITY, NvmlSymbol.PCI_INFO, NvmlSymbol.MIG_MODE,
             NvmlSymbol.GPU_FABRIC_INFO, NvmlSymbol.NUMA_NODE_ID);
-    static final String MIG_ORIGIN = GpuLabels.calls(NvmlSymbol.MAX_MIG_DEVICE_COUNT, NvmlSymbol.MIG_DEVICE_HANDLE_BY_INDEX,
+    static final String MIG_ORIGIN = NvmlSymbol.names(NvmlSymbol.MAX_MIG_DEVICE_COUNT, NvmlSymbol.MIG_DEVICE_HANDLE_BY_INDEX,
             NvmlSymbol.NAME, NvmlSymbol.UUID, NvmlSymbol.MEMORY_INFO, NvmlSymbol.ATTRIBUTES) + "; profile from "
             + NvmlSymbol.GPU_INSTANCE_PROFILE_INFO + " and the parent's " + NvmlSymbol.MEMORY_INFO;
 
