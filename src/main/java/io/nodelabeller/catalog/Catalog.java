@@ -17,6 +17,9 @@ import io.nodelabeller.label.rules.RuleObjects;
 import io.nodelabeller.config.PublishConfig;
 import io.nodelabeller.label.rules.CustomLabeler;
 import io.nodelabeller.source.Source;
+import io.nodelabeller.feature.DeviceSlices;
+import io.nodelabeller.source.dra.DraLabeler;
+import io.nodelabeller.source.dra.DraSource;
 import io.nodelabeller.source.usb.UsbConfig;
 import io.nodelabeller.source.pci.PciConfig;
 import io.nodelabeller.source.kernel.KernelConfig;
@@ -67,29 +70,36 @@ public final class Catalog {
      * One line of the catalog: a name, its {@code sources:} section (null when it has none), how to make its
      * discovery (none for {@code custom}) and its labeler.
      */
-    private record Entry(String name, SourceSection<?> settings, BiFunction<Config, Options, Source> source,
+    private record Entry(String name, SourceSection<?> settings, SourceMaker source,
                          BiFunction<Config, Options, Labeler> labeler) {
+    }
+
+    /** How a source is made: from the config, the options and the node's ResourceSlices (read by the publish stage). */
+    @FunctionalInterface
+    private interface SourceMaker {
+        Source make(Config config, Options options, DeviceSlices slices);
     }
 
     private static final List<Entry> ENTRIES = List.of(
             new Entry(CpuSource.NAME, CpuConfig.SECTION,
-                    (c, o) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().get(CpuConfig.SECTION))),
+                    (c, o, s) -> new CpuSource(), (c, o) -> new CpuLabeler(c.sources().get(CpuConfig.SECTION))),
             new Entry(KernelSource.NAME, KernelConfig.SECTION,
-                    (c, o) -> new KernelSource(c.sources().get(KernelConfig.SECTION)),
+                    (c, o, s) -> new KernelSource(c.sources().get(KernelConfig.SECTION)),
                     (c, o) -> new KernelLabeler(c.sources().get(KernelConfig.SECTION))),
-            new Entry(SystemSource.NAME, null, (c, o) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
+            new Entry(SystemSource.NAME, null, (c, o, s) -> new SystemSource(o.nodeName()), (c, o) -> new SystemLabeler()),
             new Entry(PciSource.NAME, PciConfig.SECTION,
-                    (c, o) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().get(PciConfig.SECTION))),
+                    (c, o, s) -> new PciSource(), (c, o) -> new PciLabeler(c.sources().get(PciConfig.SECTION))),
             new Entry(UsbSource.NAME, UsbConfig.SECTION,
-                    (c, o) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().get(UsbConfig.SECTION))),
-            new Entry(MemorySource.NAME, null, (c, o) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
-            new Entry(StorageSource.NAME, null, (c, o) -> new StorageSource(), (c, o) -> new StorageLabeler()),
-            new Entry(NetworkSource.NAME, null, (c, o) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
-            new Entry(NvidiaSource.NAME, NvidiaConfig.SECTION, (c, o) -> new NvidiaSource(o, c.sources().get(NvidiaConfig.SECTION)),
+                    (c, o, s) -> new UsbSource(), (c, o) -> new UsbLabeler(c.sources().get(UsbConfig.SECTION))),
+            new Entry(MemorySource.NAME, null, (c, o, s) -> new MemorySource(), (c, o) -> new MemoryLabeler()),
+            new Entry(StorageSource.NAME, null, (c, o, s) -> new StorageSource(), (c, o) -> new StorageLabeler()),
+            new Entry(NetworkSource.NAME, null, (c, o, s) -> new NetworkSource(), (c, o) -> new NetworkLabeler()),
+            new Entry(DraSource.NAME, null, (c, o, s) -> new DraSource(s), (c, o) -> new DraLabeler()),
+            new Entry(NvidiaSource.NAME, NvidiaConfig.SECTION, (c, o, s) -> new NvidiaSource(o, c.sources().get(NvidiaConfig.SECTION)),
                     (c, o) -> new NvidiaLabeler(c.devicePlugin(), NvidiaLabeler.PROCESS_START, o.noTimestamp(), o.role())),
             new Entry(CustomLabeler.NAME, null, null, (c, o) -> new CustomLabeler(c.sources().custom())),
             new Entry(LocalSource.NAME, LocalSource.SECTION,
-                    (c, o) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
+                    (c, o, s) -> new LocalSource(Clock.systemUTC(), ownFeaturesFile(c)), (c, o) -> new LocalLabeler()));
 
     private Catalog() {
     }
@@ -142,13 +152,18 @@ public final class Catalog {
         return role == Role.GPU ? List.of(NvidiaSource.NAME) : selectLabelers(selection);
     }
 
-    /** The sources chosen by {@code selection} for the agent's role, by name, in discovery order. */
+    /** The sources chosen by {@code selection} for the agent's role, by name, in discovery order; no ResourceSlices. */
     public static Map<String, Source> sources(Config config, Options options, List<String> selection) {
+        return sources(config, options, selection, DeviceSlices.NONE);
+    }
+
+    /** As {@link #sources(Config, Options, List)}, the {@code dra} source reading {@code slices}. */
+    public static Map<String, Source> sources(Config config, Options options, List<String> selection, DeviceSlices slices) {
         List<String> chosen = selectSources(selection, options.role());
         Map<String, Source> out = new LinkedHashMap<>();
         for (Entry e : ENTRIES) {
             if (e.source() != null && chosen.contains(e.name())) {
-                out.put(e.name(), e.source().apply(config, options));
+                out.put(e.name(), e.source().make(config, options, slices));
             }
         }
         return out;

@@ -10,6 +10,8 @@ import io.nodelabeller.catalog.Catalog;
 import io.nodelabeller.config.Role;
 import io.nodelabeller.publish.Part;
 import io.nodelabeller.source.nvidia.NvidiaSource;
+import io.nodelabeller.source.dra.DraSource;
+import io.nodelabeller.feature.DeviceSlices;
 import io.nodelabeller.source.pci.PciSource;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.Labelling;
@@ -38,12 +40,15 @@ final class CycleSetup implements AutoCloseable {
     final Cycle cycle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** What a change of NodeFeatureRule objects runs: run sets it to a cycle now. */
+    /** What a change of NodeFeatureRule objects or of the node's ResourceSlices runs: run sets it to a cycle now. */
     final AtomicReference<Runnable> onRuleObjectsChange;
+    /** The node's ResourceSlices as the {@code dra} source reads them (a reload's sources read the same). */
+    final DeviceSlices.Deferred slices;
 
     private CycleSetup(Config config, DevicePluginConfigs.Choice devicePluginChoice, Metrics metrics, Outputs outputs,
-                       Cycle cycle, AtomicReference<Runnable> onRuleObjectsChange) {
+                       Cycle cycle, AtomicReference<Runnable> onRuleObjectsChange, DeviceSlices.Deferred slices) {
         this.onRuleObjectsChange = onRuleObjectsChange;
+        this.slices = slices;
         this.config = config;
         this.devicePluginChoice = devicePluginChoice;
         this.metrics = metrics;
@@ -65,6 +70,8 @@ final class CycleSetup implements AutoCloseable {
         LoggerFactory.getILoggerFactory();
         // what a change of NodeFeatureRule objects runs: nothing until run sets it to a cycle now
         AtomicReference<Runnable> onRuleObjectsChange = new AtomicReference<>(() -> { });
+        // the node's ResourceSlices: known once the outputs (the API client) are set up below
+        DeviceSlices.Deferred slices = new DeviceSlices.Deferred();
         Config config;
         Discovery discovery;
         Labelling labelling;
@@ -75,7 +82,7 @@ final class CycleSetup implements AutoCloseable {
             config = common.loadConfig(unlabelled);
             // the Kubernetes client, when an output needs it, is built while the rest is set up and the host discovered
             early = Outputs.needsClient(config.core(), config.publish(), kube) ? EarlyClient.start(kube) : null;
-            discovery = Inspection.discovery(config, common.options());
+            discovery = Inspection.discovery(config, common.options(), slices);
             labelling = Catalog.labelling(config, common.options());
         } catch (ConfigException e) {
             EarlyClient.discard(early);
@@ -103,6 +110,10 @@ final class CycleSetup implements AutoCloseable {
         // Read before the first cycle (it seeds the node view): the labels owned on the node, and the node's choice
         // among the device plugin's named configs (--device-plugin-config-dir)
         Map<LabelSet.Kind, ? extends Map<String, String>> owned = outputs.ownedOnNode();
+        // the node's ResourceSlices (the dra source), read on a GPU node (the node is seen now): a change runs a cycle
+        slices.set(Catalog.selectSources(Inspection.sourceSelection(config, common.options()), common.options().role())
+                .contains(DraSource.NAME) ? outputs.readResourceSlices(daemon, kube.nodeName,
+                () -> onRuleObjectsChange.get().run(), metrics) : DeviceSlices.NONE);
         DevicePluginConfigs.Choice choice = common.devicePluginChoice(outputs.nodeLabel(DevicePluginConfigs.NODE_LABEL));
         if (choice != null) {
             choice.warnings().forEach(w -> LoggerFactory.getLogger(CycleSetup.class).warn("{}", w));
@@ -111,7 +122,7 @@ final class CycleSetup implements AutoCloseable {
             discovery.stop(); // the early discovery ran the unlabelled config's sources
             try {
                 config = common.loadConfig(choice);
-                discovery = Inspection.discovery(config, common.options());
+                discovery = Inspection.discovery(config, common.options(), slices);
                 labelling = Catalog.labelling(config, common.options());
             } catch (ConfigException e) {
                 outputs.close();
@@ -140,7 +151,7 @@ final class CycleSetup implements AutoCloseable {
         }
         Cycle cycle = new Cycle(discovery, labelling, retention, outputs.publishers(), metrics, Clock.systemUTC(),
                 config.devicePlugin().failOnInitErrorOrDefault());
-        return new CycleSetup(config, choice, metrics, outputs, cycle, onRuleObjectsChange);
+        return new CycleSetup(config, choice, metrics, outputs, cycle, onRuleObjectsChange, slices);
     }
 
     /**

@@ -43,8 +43,13 @@ record Inspection(Snapshot snapshot, LabelSet labels) {
 
     /** The enabled sources under the host root; throws IllegalArgumentException naming an unknown source. */
     static Discovery discovery(Config config, Options options) {
-        return new Discovery(new HostFs(options.hostRoot()), Catalog.sources(config, options, sourceSelection(config, options)),
-                config.core().sourceTimeout());
+        return discovery(config, options, io.nodelabeller.feature.DeviceSlices.NONE);
+    }
+
+    /** As {@link #discovery(Config, Options)}, the {@code dra} source reading {@code slices}. */
+    static Discovery discovery(Config config, Options options, io.nodelabeller.feature.DeviceSlices slices) {
+        return new Discovery(new HostFs(options.hostRoot()),
+                Catalog.sources(config, options, sourceSelection(config, options), slices), config.core().sourceTimeout());
     }
 
     /** Which sources run: {@code --sources} when given, else {@code core.featureSources}. */

@@ -111,7 +111,7 @@ final class LiveConfig implements ConfigWatch.Listener {
         try {
             loaded = common.loadConfig(dp);
             // built before anything is swapped: an unknown source name fails here, and nothing changes
-            var sources = Catalog.sources(loaded, options, Inspection.sourceSelection(loaded, options));
+            var sources = Catalog.sources(loaded, options, Inspection.sourceSelection(loaded, options), setup.slices);
             var labelling = Catalog.labelling(loaded, options, setup.outputs.ruleObjects());
             setup.cycle.reconfigure(sources, loaded.core().sourceTimeout(), labelling,
                     loaded.devicePlugin().failOnInitErrorOrDefault());

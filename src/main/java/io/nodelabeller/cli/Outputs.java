@@ -14,6 +14,8 @@ import io.nodelabeller.publish.NodeFeaturePublisher;
 import io.nodelabeller.publish.DryRunPublisher;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.publish.NodeFeatureRules;
+import io.nodelabeller.publish.ResourceSlices;
+import io.nodelabeller.feature.DeviceSlices;
 import io.nodelabeller.publish.NodePublisher;
 import io.nodelabeller.publish.OwnerRefs;
 import io.nodelabeller.publish.PublishEvents;
@@ -45,6 +47,8 @@ final class Outputs implements AutoCloseable {
     private final List<Publisher> publishers;
     private final KubernetesClient client;
     private final NodeFeatureRules ruleObjects;
+    /** The node's ResourceSlices of the NVIDIA DRA driver, once {@link #readResourceSlices} started them; else null. */
+    private ResourceSlices slices;
     /** once's LIST of the NodeFeatureRule objects, on its own thread; null before it starts and for run. */
     private Thread ruleObjectsRead;
 
@@ -105,6 +109,39 @@ final class Outputs implements AutoCloseable {
 
     List<Publisher> publishers() {
         return publishers;
+    }
+
+    /** How long after a 404 (no resource.k8s.io/v1) or a 403 the ResourceSlices are read again. */
+    static final Duration RESOURCE_SLICES_RECHECK = Duration.ofMinutes(10);
+
+    /**
+     * The node's ResourceSlices of the NVIDIA DRA driver, for the {@code dra} source: where the node is published to,
+     * read once the node shows {@code nvidia.com/gpu.present=true} ({@link GpuNodeSlices}) — watched ({@code watch}:
+     * run, {@code onChange} called after each change) or listed once (once); else none (no cluster to read them from).
+     */
+    DeviceSlices readResourceSlices(boolean watch, String nodeName, Runnable onChange, Metrics metrics) {
+        NodePublisher node = (NodePublisher) publishers.stream().filter(NodePublisher.class::isInstance).findFirst().orElse(null);
+        if (client == null || node == null) {
+            return DeviceSlices.NONE;
+        }
+        List<String> states = java.util.Arrays.stream(ResourceSlices.State.values())
+                .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        return new GpuNodeSlices(node::seenLabels, () -> {
+            metrics.resourceSlices("starting", states);
+            ResourceSlices feed = new ResourceSlices(client, nodeName, ResourceSlices.NVIDIA_GPU_DRIVER,
+                    s -> metrics.resourceSlices(s.name().toLowerCase(java.util.Locale.ROOT), states), RESOURCE_SLICES_RECHECK);
+            synchronized (this) {
+                slices = feed;
+            }
+            if (watch) {
+                feed.watch(onChange);
+            } else {
+                Thread read = new Thread(feed::listOnce, "resource-slices-read");
+                read.setDaemon(true);
+                read.start();
+            }
+            return feed;
+        });
     }
 
     /**
@@ -316,6 +353,11 @@ final class Outputs implements AutoCloseable {
     public void close() {
         if (ruleObjects != null) {
             ruleObjects.close();
+        }
+        synchronized (this) {
+            if (slices != null) {
+                slices.close();
+            }
         }
         for (Publisher p : publishers) {
             p.close();

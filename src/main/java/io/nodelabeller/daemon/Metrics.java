@@ -113,7 +113,15 @@ public final class Metrics {
                     + " (RBAC), failing; 0 for the others.")
             .labelNames("state")
             .build();
-    private boolean ruleObjectsRegistered;
+    /** Registered when the node's ResourceSlices are read (a GPU node, publishing to the node). */
+    private final Gauge resourceSlicesState = Gauge.builder()
+            .name("node_labeller_resourceslices_state")
+            .help("1 for the state of reading the node's ResourceSlices of the NVIDIA DRA driver: starting, synced, absent"
+                    + " (no resource.k8s.io/v1), forbidden (RBAC), failing; 0 for the others.")
+            .labelNames("state")
+            .build();
+    /** The state gauges registered so far: each when first set. */
+    private final java.util.Set<Gauge> stateGauges = new java.util.HashSet<>();
 
     /** Registered at the first discovery in which the nvidia source ran: absent where NVML is never tried. */
     private final Gauge nvmlUp = Gauge.builder()
@@ -222,12 +230,20 @@ public final class Metrics {
 
     /** Where reading NodeFeatureRule objects stands ({@code state} lower-case); the other states are set to 0. */
     public synchronized void ruleObjects(String state, Collection<String> states) {
-        if (!ruleObjectsRegistered) {
-            registry.register(ruleObjectsState);
-            ruleObjectsRegistered = true;
+        state(ruleObjectsState, state, states);
+    }
+
+    /** Where reading the node's ResourceSlices stands ({@code state} lower-case); the other states are set to 0. */
+    public synchronized void resourceSlices(String state, Collection<String> states) {
+        state(resourceSlicesState, state, states);
+    }
+
+    private void state(Gauge gauge, String state, Collection<String> states) {
+        if (stateGauges.add(gauge)) {
+            registry.register(gauge);
         }
         for (String s : states) {
-            ruleObjectsState.labelValues(s).set(s.equals(state) ? 1 : 0);
+            gauge.labelValues(s).set(s.equals(state) ? 1 : 0);
         }
     }
 

@@ -46,6 +46,8 @@ public final class Install {
     private final ProblemLog reads;
     private final ProblemLog dropped;
     private volatile WriteScope scope;
+    /** Whether the binding names a GPU agent ({@value WriteScope#GPU_AGENT}), as last read. */
+    private volatile boolean gpuAgentNamed;
 
     private Install(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel, Role role, ApiClient api,
                     Retrying retrying) {
@@ -106,6 +108,7 @@ public final class Install {
             throw new PublishException(e.getMessage(), 0, e);
         }
         String gpuAgent = annotations == null ? "" : annotations.getOrDefault(WriteScope.GPU_AGENT, "").trim();
+        gpuAgentNamed = !gpuAgent.isEmpty();
         if (!gpuAgent.isEmpty()) {
             String user = run.call(() -> api.post(WHO_AM_I, new SelfSubjectReview(), SelfSubjectReview.class))
                     .getStatus().getUserInfo().getUsername();
@@ -153,6 +156,19 @@ public final class Install {
         } catch (PublishException | RuntimeException e) {
             LOG.debug("reading the write scope again: {}", e.getMessage());
         }
+    }
+
+    /**
+     * Whether this install has no GPU agent for sure: its ClusterRoleBinding names none ({@value WriteScope#GPU_AGENT}),
+     * so its policy lets its one agent write every label. An install without a binding to read ({@link #unchecked})
+     * may have one: false.
+     */
+    public boolean namesNoGpuAgent() throws PublishException {
+        if (api == null) {
+            return false;
+        }
+        scope();
+        return !gpuAgentNamed;
     }
 
     /** Nothing to check: {@link #unchecked}. */

@@ -159,10 +159,14 @@ public final class NodePublisher implements Publisher {
         Map<String, String> dropped = new java.util.TreeMap<>();
         LabelSet allowed = install.filter(desired, dropped);
         SortedMap<String, String> labels = new java.util.TreeMap<>(allowed.asMap(Kind.LABEL));
-        if (part.shared()) { // the other agent's labels are not this one's to write (a rule's, say)
+        Part here = partHere();
+        if (here.shared()) { // the other agent's labels are not this one's to write (a rule's, say)
+            Map<String, io.nodelabeller.label.Label> produced = allowed.of(Kind.LABEL);
             labels.keySet().removeIf(k -> {
-                String problem = part.problem(k);
-                if (problem != null) {
+                String problem = here.problem(k);
+                io.nodelabeller.label.Label l = produced.get(k);
+                // labels from the node's ResourceSlices yield to the GPU agent's where it runs: nothing to warn about
+                if (problem != null && (l == null || !Part.SLICE_LABELER.equals(l.source()))) {
                     dropped.put(Kind.LABEL + " " + k, problem);
                 }
                 return problem != null;
@@ -171,7 +175,41 @@ public final class NodePublisher implements Publisher {
         install.report(dropped);
         // a kind labelling did not produce (switched off) is left as it is on the node: null
         return !apply(new NodePatch.Desired(labels, orNull(allowed, Kind.ANNOTATION),
-                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE)), part.keeps(labels)).isEmpty();
+                orNull(allowed, Kind.TAINT), orNull(allowed, Kind.EXTENDED_RESOURCE)), here.keeps(labels)).isEmpty();
+    }
+
+    /**
+     * This agent's part on the node as last seen ({@link Part#on}): whether a GPU agent of the install runs here. The
+     * node is normally in view (read at start, then watched); where it is not, read now.
+     */
+    private Part partHere() throws PublishException {
+        if (!part.shared()) {
+            return part;
+        }
+        Node node = view.peek();
+        if (node == null) {
+            try {
+                node = current();
+            } catch (ApiClient.Failure f) {
+                return part; // the patch below meets the same failure and reports it; the GPU agent's part is left alone
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PublishException("node " + nodeName + ": interrupted", 0, e);
+            }
+        }
+        return part.on(node.getMetadata().getLabels(), noGpuAgentKnown());
+    }
+
+    /**
+     * Whether this host agent's install has no GPU agent for sure; false for the GPU agent, and while the install's
+     * binding cannot be read (its publishing reports that): a GPU agent's labels are never removed on a guess.
+     */
+    private boolean noGpuAgentKnown() {
+        try {
+            return part.role() == io.nodelabeller.config.Role.HOST && install.namesNoGpuAgent();
+        } catch (PublishException e) {
+            return false;
+        }
     }
 
     private static SortedMap<String, String> orNull(LabelSet set, Kind kind) {
@@ -351,7 +389,8 @@ public final class NodePublisher implements Publisher {
             Bookkeeping bk = install.bookkeeping();
             Map<Kind, SortedMap<String, String>> out = new java.util.EnumMap<>(Kind.class);
             java.util.SortedSet<String> labels = NodePatch.owned(node.annotations(), bk.labels());
-            labels.removeIf(k -> !part.owns(k)); // the other agent's part is not this one's to keep
+            Part here = part.shared() ? part.on(node.labels(), noGpuAgentKnown()) : part;
+            labels.removeIf(k -> !here.owns(k)); // the other agent's part is not this one's to keep
             out.put(Kind.LABEL, present(node.labels(), labels));
             out.put(Kind.ANNOTATION, present(node.annotations(), NodePatch.owned(node.annotations(), bk.annotations())));
             Map<String, String> taints = new java.util.TreeMap<>();
@@ -384,11 +423,17 @@ public final class NodePublisher implements Publisher {
      * the node has not been seen or has no such label.
      */
     public String seenLabel(String key) {
+        Map<String, String> labels = seenLabels();
+        return labels == null ? null : labels.get(key);
+    }
+
+    /** The node's labels as last seen (no request is made); null when the node has not been seen since the last error. */
+    public Map<String, String> seenLabels() {
         Node node = view.peek();
-        if (node == null || node.getMetadata().getLabels() == null) {
+        if (node == null) {
             return null;
         }
-        return node.getMetadata().getLabels().get(key);
+        return node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
     }
 
     /** The node as the watch last showed it (for tests that wait for an event). */

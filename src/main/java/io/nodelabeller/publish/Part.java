@@ -20,14 +20,48 @@ import java.util.function.Predicate;
  * @param gpuLabel      whether a key is one of node-labeller's GPU labels
  * @param presenceKnown whether this agent's labelling can produce {@value #PRESENT} (the pci source and the nvidia
  *                      labeler run, the whitelist admits it): only then does its absence mean "no GPU"
+ * @param gpuAgentAway  whether no GPU agent of the install runs on this node ({@link #on}): the host agent's part is
+ *                      then every label, the GPU agent's none
  */
-public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown) {
+public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown, boolean gpuAgentAway) {
 
     /** The GPU label that the host agent writes, from PCI, and that brings the GPU agent to a node. */
     public static final String PRESENT = "nvidia.com/gpu.present";
 
     /** One agent for the whole install. */
-    public static final Part ALL = new Part(Role.ALL, k -> false, false);
+    public static final Part ALL = new Part(Role.ALL, k -> false, false, false);
+
+    /**
+     * The node label the GPU Operator sets to {@value #DRA_MODE_VALUE} on a node it runs in its DRA model (GPUCluster):
+     * the NVIDIA DRA driver describes its GPUs in ResourceSlices, and no GPU Feature Discovery — nor the install's GPU
+     * agent, whose DaemonSet stays off such a node — runs there.
+     */
+    public static final String DRA_MODE = "nvidia.com/gpu-operator.resource-allocation.mode";
+    public static final String DRA_MODE_VALUE = "dra";
+
+    /** The labeler whose GPU labels (from the node's ResourceSlices) yield to the GPU agent's wherever that one runs. */
+    public static final String SLICE_LABELER = "dra";
+
+    /** The part of an agent whose install has a GPU agent (or may have one) on every GPU node. */
+    public Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown) {
+        this(role, gpuLabel, presenceKnown, false);
+    }
+
+    /**
+     * This part on a node labelled {@code nodeLabels}: the host agent writes the GPU agent's labels too — from the
+     * node's ResourceSlices — where no GPU agent of the install runs: the install names none ({@code noGpuAgent}), or
+     * the node is in the GPU Operator's DRA model ({@value #DRA_MODE}={@value #DRA_MODE_VALUE}, which keeps the GPU
+     * agent off). The admission policy holds both agents to the same rule, so a label has one writer on every node.
+     */
+    public Part on(Map<String, String> nodeLabels, boolean noGpuAgent) {
+        boolean away = noGpuAgent || draNode(nodeLabels);
+        return away == gpuAgentAway ? this : new Part(role, gpuLabel, presenceKnown, away);
+    }
+
+    /** Whether a node with these labels is in the GPU Operator's DRA model. */
+    public static boolean draNode(Map<String, String> nodeLabels) {
+        return nodeLabels != null && DRA_MODE_VALUE.equals(nodeLabels.get(DRA_MODE));
+    }
 
     /** Whether another agent of the install writes labels on the same node: the tracking annotations are shared. */
     public boolean shared() {
@@ -43,8 +77,8 @@ public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown)
     public boolean owns(String key) {
         return switch (role) {
             case ALL -> true;
-            case HOST -> !gpuAgentKey(key);
-            case GPU -> gpuAgentKey(key);
+            case HOST -> gpuAgentAway || !gpuAgentKey(key);
+            case GPU -> !gpuAgentAway && gpuAgentKey(key);
         };
     }
 
@@ -61,8 +95,11 @@ public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown)
         if (owns(key)) {
             return null;
         }
-        return role == Role.HOST
-                ? "a GPU label, written by the install's GPU agent (--role gpu): this agent runs with --role host"
+        if (role == Role.HOST) {
+            return "a GPU label, written by the install's GPU agent (--role gpu): this agent runs with --role host";
+        }
+        return gpuAgentAway ? "the node is in the GPU Operator's DRA model (" + DRA_MODE + "=" + DRA_MODE_VALUE
+                + "): the host agent writes its GPU labels, from its ResourceSlices"
                 : "not a GPU label: the GPU agent (--role gpu) writes GPU Feature Discovery's labels only";
     }
 }

@@ -147,7 +147,8 @@ class ManifestsTest {
         assertEquals(1, roles.size(), variant);
         ClusterRoleBinding binding = ofKind(objects, ClusterRoleBinding.class).get(0);
         List<String> expected = new java.util.ArrayList<>(List.of(identityRule(binding), "[] [nodes] [get, list, patch, watch] []",
-                "[nfd.k8s-sigs.io] [nodefeaturerules] [get, list, watch] []"));
+                "[nfd.k8s-sigs.io] [nodefeaturerules] [get, list, watch] []",
+                "[resource.k8s.io] [resourceslices] [get, list, watch] []"));
         if (variant.equals("overlays/taints-and-extended-resources")) {
             expected.add("[] [nodes/status] [patch] []"); // extended resources live in status.capacity
         }

@@ -164,6 +164,14 @@ public final class FakeNvml {
         return this;
     }
 
+    /**
+     * What the NVIDIA DRA driver's kubelet plugin would publish for these GPUs on {@code node}: its ResourceSlice
+     * ({@link DraDriver}).
+     */
+    public java.util.Map<String, Object> resourceSlice(String node) {
+        return DraDriver.slice(node, driver, cuda, gpus.size(), i -> gpus.get(i).dra(i));
+    }
+
     public FakeNvml variant(Variant v) {
         this.variant = v;
         return this;
@@ -412,6 +420,23 @@ public final class FakeNvml {
         /** The return code of {@code function} on this GPU, e.g. ("nvmlDeviceGetHandleByIndex_v2", 15). */
         public Gpu rc(String function, int code) {
             return with(g -> g.rcs.put(function, code));
+        }
+
+        /** This GPU, in slot {@code index}, as the DRA driver reads it from NVML. */
+        DraDriver.Gpu dra(int index) {
+            java.util.List<DraDriver.Mig> out = new java.util.ArrayList<>();
+            int start = 0;
+            for (MigDevice m : migs.values()) {
+                String profile = m.name().substring(m.name().lastIndexOf(" MIG ") + 5);
+                Profile gi = profiles.stream().filter(p -> p.slices() == m.gpuInstanceSlices()
+                        && p.memoryMiB() == m.memoryMiB() && profile.endsWith(p.name())).findFirst().orElseThrow();
+                out.add(new DraDriver.Mig(profile, gi, m.uuid() != null ? m.uuid()
+                        : String.format("MIG-%04x%04x-0000-4000-8000-%012x", index, out.size(), out.size()), start));
+                start += gi.slices();
+            }
+            return new DraDriver.Gpu(index, name, uuid != null ? uuid : String.format("GPU-%08x-0000-4000-8000-%012x", index, index),
+                    memoryBytes, ccMajor + "." + ccMinor, busId != null ? busId : String.format("00000000:%02X:00.0", 0x07 + index * 8),
+                    Integer.valueOf(1).equals(migCurrent), out);
         }
 
         void append(StringBuilder s, int index) {
