@@ -15,7 +15,9 @@ public enum Role {
     ALL,
     /**
      * Every label but the GPU agent's: NVML is never loaded (the nvidia source is not run), and of the GPU labels only
-     * {@code nvidia.com/gpu.present}, from the PCI scan, is written.
+     * {@code nvidia.com/gpu.present}, from the PCI scan, is written — but where no GPU agent runs (a node in the GPU
+     * Operator's DRA model, an install without a GPU agent), where GPU Feature Discovery's labels come from the NVIDIA
+     * DRA driver's ResourceSlices (the dra source).
      */
     HOST,
     /**

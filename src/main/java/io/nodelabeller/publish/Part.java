@@ -14,7 +14,8 @@ import java.util.function.Predicate;
  * <p>The GPU agent's part: node-labeller's GPU labels ({@code gpuLabel}) but {@value #PRESENT}. The host agent's: every
  * other key — and the GPU agent's part as well on a node whose PCI scan finds no NVIDIA GPU (no {@value #PRESENT}
  * among the host agent's labels, where it can know it: {@code presenceKnown}), where no GPU agent runs to remove GPU
- * labels left from GPUs taken out.
+ * labels left from GPUs taken out, and on a node where no GPU agent of the install runs at all ({@link #on}: the host
+ * agent labels its GPUs from their ResourceSlices there).
  *
  * @param role          this agent's role
  * @param gpuLabel      whether a key is one of node-labeller's GPU labels

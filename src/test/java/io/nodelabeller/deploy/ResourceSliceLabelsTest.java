@@ -241,7 +241,10 @@ class ResourceSliceLabelsTest {
         }
     }
 
-    /** The slices' facts are features: a custom rule of the worker config matches a GPU's product name and memory. */
+    /**
+     * The slices' facts are features in both rule dialects: a custom rule of the worker config matches a GPU's
+     * architecture and memory, a NodeFeatureRule object its product name and compute capability.
+     */
     @Test
     void rulesMatchTheSlicesFacts() throws Exception {
         ServerJudge.shared().install(twoAgents());
@@ -261,10 +264,29 @@ class ResourceSliceLabelsTest {
                             memory: {op: Gt, value: ["80000000000"]}
                 """);
         assertEquals(0, host(node, kc).code()); // gpu.present: a GPU node from now on
+        // and nfd-master's dialect: a NodeFeatureRule object on the MIG devices' profile
+        ResourceDefinitionContext rules = new ResourceDefinitionContext.Builder().withGroup("nfd.k8s-sigs.io")
+                .withVersion("v1alpha1").withPlural("nodefeaturerules").withKind("NodeFeatureRule").withNamespaced(false).build();
+        admin().genericKubernetesResources(rules).resource(admin().getKubernetesSerialization().unmarshal("""
+                apiVersion: nfd.k8s-sigs.io/v1alpha1
+                kind: NodeFeatureRule
+                metadata: {name: rsl-hopper-gpus}
+                spec:
+                  rules:
+                    - name: hopper gpus from dra
+                      labels: {"hopper-gpus": "two"}
+                      matchFeatures:
+                        - feature: dra.gpu
+                          matchExpressions:
+                            productName: {op: In, value: ["NVIDIA H100 80GB HBM3"]}
+                            cudaComputeCapability: {op: In, value: ["9.0.0"]}
+                """, GenericKubernetesResource.class)).createOr(existing -> existing.update());
         Cli.Result r = host(node, kc, "--config", config.toString());
+        admin().genericKubernetesResources(rules).withName("rsl-hopper-gpus").delete();
         assertEquals(0, r.code(), r.err());
-        assertEquals("true", admin().nodes().withName(node).get().getMetadata().getLabels()
-                .get("feature.node.kubernetes.io/hopper-80g"));
+        Map<String, String> labels = admin().nodes().withName(node).get().getMetadata().getLabels();
+        assertEquals("true", labels.get("feature.node.kubernetes.io/hopper-80g"));
+        assertEquals("two", labels.get("feature.node.kubernetes.io/hopper-gpus"));
         // the node is not in the DRA model and a GPU agent is named: no GPU agent label from the slices
         assertEquals(Map.of("nvidia.com/gpu.present", "true"), gpuLabels(node));
         unpublish(node);
