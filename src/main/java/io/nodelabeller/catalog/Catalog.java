@@ -220,6 +220,17 @@ public final class Catalog {
         return key -> gpu.stream().anyMatch(p -> p.matcher(key).matches());
     }
 
+    /** The GPU labels a ResourceSlice gives: the dra labeler's docs (all under nvidia.com). */
+    public static List<LabelDoc> sliceLabels() {
+        return new DraLabeler().docs();
+    }
+
+    /** Whether a key is one of the GPU labels a ResourceSlice gives ({@link #sliceLabels}). */
+    public static java.util.function.Predicate<String> sliceLabel() {
+        List<java.util.regex.Pattern> slice = sliceLabels().stream().map(LabelDoc::pattern).toList();
+        return key -> slice.stream().anyMatch(p -> p.matcher(key).matches());
+    }
+
     /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */
     public static Set<LabelSet.Kind> kinds(PublishConfig publish) {
         Set<LabelSet.Kind> out = EnumSet.of(LabelSet.Kind.LABEL);

@@ -168,7 +168,7 @@ final class CycleSetup implements AutoCloseable {
                 && Catalog.selectSources(Inspection.sourceSelection(config, options), role).contains(PciSource.NAME)
                 && Catalog.selectLabelers(config.core().labelSources(), role).contains(NvidiaSource.NAME)
                 && labelling.admits(Part.PRESENT, "true");
-        return new Part(role, Catalog.gpuLabel(), presenceKnown);
+        return new Part(role, Catalog.gpuLabel(), presenceKnown, Catalog.sliceLabel());
     }
 
     /** How long the first cycle of run waits for the NodeFeatureRule objects' first LIST. */

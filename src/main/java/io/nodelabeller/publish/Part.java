@@ -21,16 +21,29 @@ import java.util.function.Predicate;
  * @param gpuLabel      whether a key is one of node-labeller's GPU labels
  * @param presenceKnown whether this agent's labelling can produce {@value #PRESENT} (the pci source and the nvidia
  *                      labeler run, the whitelist admits it): only then does its absence mean "no GPU"
- * @param gpuAgentAway  whether no GPU agent of the install runs on this node ({@link #on}): the host agent's part is
- *                      then every label, the GPU agent's none
+ * @param sliceLabel    whether a key is one of the GPU labels a ResourceSlice gives (the dra labeler's)
+ * @param node          where the GPU agent stands on this node ({@link #on})
  */
-public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown, boolean gpuAgentAway) {
+public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown, Predicate<String> sliceLabel, Node node) {
+
+    /** Where the install's GPU agent stands on a node. */
+    public enum Node {
+        /** It runs here (or may): the GPU labels but {@value #PRESENT} are its own. */
+        GPU_AGENT,
+        /** The install has none: the host agent writes every label. */
+        NO_GPU_AGENT,
+        /**
+         * The node is in the GPU Operator's DRA model, which keeps the GPU agent off: the host agent writes the GPU
+         * labels a ResourceSlice gives and removes the others.
+         */
+        DRA
+    }
 
     /** The GPU label that the host agent writes, from PCI, and that brings the GPU agent to a node. */
     public static final String PRESENT = "nvidia.com/gpu.present";
 
     /** One agent for the whole install. */
-    public static final Part ALL = new Part(Role.ALL, k -> false, false, false);
+    public static final Part ALL = new Part(Role.ALL, k -> false, false, k -> false, Node.GPU_AGENT);
 
     /**
      * The node label the GPU Operator sets to {@value #DRA_MODE_VALUE} on a node it runs in its DRA model (GPUCluster):
@@ -44,19 +57,20 @@ public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown,
     public static final String SLICE_LABELER = "dra";
 
     /** The part of an agent whose install has a GPU agent (or may have one) on every GPU node. */
-    public Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown) {
-        this(role, gpuLabel, presenceKnown, false);
+    public Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown, Predicate<String> sliceLabel) {
+        this(role, gpuLabel, presenceKnown, sliceLabel, Node.GPU_AGENT);
     }
 
     /**
      * This part on a node labelled {@code nodeLabels}: the host agent writes the GPU agent's labels too — from the
      * node's ResourceSlices — where no GPU agent of the install runs: the install names none ({@code noGpuAgent}), or
      * the node is in the GPU Operator's DRA model ({@value #DRA_MODE}={@value #DRA_MODE_VALUE}, which keeps the GPU
-     * agent off). The admission policy holds both agents to the same rule, so a label has one writer on every node.
+     * agent off; there the host agent writes only the GPU labels a ResourceSlice gives). The admission policy holds both
+     * agents to the same rule, so a label has one writer on every node.
      */
     public Part on(Map<String, String> nodeLabels, boolean noGpuAgent) {
-        boolean away = noGpuAgent || draNode(nodeLabels);
-        return away == gpuAgentAway ? this : new Part(role, gpuLabel, presenceKnown, away);
+        Node where = noGpuAgent ? Node.NO_GPU_AGENT : draNode(nodeLabels) ? Node.DRA : Node.GPU_AGENT;
+        return where == node ? this : new Part(role, gpuLabel, presenceKnown, sliceLabel, where);
     }
 
     /** Whether a node with these labels is in the GPU Operator's DRA model. */
@@ -78,8 +92,8 @@ public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown,
     public boolean owns(String key) {
         return switch (role) {
             case ALL -> true;
-            case HOST -> gpuAgentAway || !gpuAgentKey(key);
-            case GPU -> !gpuAgentAway && gpuAgentKey(key);
+            case HOST -> node != Node.GPU_AGENT || !gpuAgentKey(key);
+            case GPU -> node == Node.GPU_AGENT && gpuAgentKey(key);
         };
     }
 
@@ -94,12 +108,14 @@ public record Part(Role role, Predicate<String> gpuLabel, boolean presenceKnown,
     /** Why {@code key} is not written by this agent, for the one warning naming it; null when it is. */
     public String problem(String key) {
         if (owns(key)) {
-            return null;
+            return role == Role.HOST && node == Node.DRA && gpuAgentKey(key) && !sliceLabel.test(key)
+                    ? "on a node in the GPU Operator's DRA model the host agent writes only the GPU labels a ResourceSlice"
+                    + " gives (docs/gpu.md)" : null;
         }
         if (role == Role.HOST) {
             return "a GPU label, written by the install's GPU agent (--role gpu): this agent runs with --role host";
         }
-        return gpuAgentAway ? "the node is in the GPU Operator's DRA model (" + DRA_MODE + "=" + DRA_MODE_VALUE
+        return node == Node.DRA ? "the node is in the GPU Operator's DRA model (" + DRA_MODE + "=" + DRA_MODE_VALUE
                 + "): the host agent writes its GPU labels, from its ResourceSlices"
                 : "not a GPU label: the GPU agent (--role gpu) writes GPU Feature Discovery's labels only";
     }

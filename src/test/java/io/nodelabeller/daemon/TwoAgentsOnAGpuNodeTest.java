@@ -97,7 +97,7 @@ class TwoAgentsOnAGpuNodeTest {
     private Cycle agent(Role role) throws Exception {
         KubernetesClient client = KubernetesClients.create(TestKubeconfig.write(dir, server.url("/")), Duration.ofSeconds(5));
         clients.add(client);
-        Part part = role == Role.ALL ? Part.ALL : new Part(role, Catalog.gpuLabel(), true);
+        Part part = role == Role.ALL ? Part.ALL : new Part(role, Catalog.gpuLabel(), true, Catalog.sliceLabel());
         NodePublisher publisher = new NodePublisher(client, NODE, NodePublisher.Settings.defaults(), PublishEvents.NONE,
                 Install.unchecked(Bookkeeping.DEFAULT), part);
         Options options = new Options(host, lib.toString(), null, true, null, NODE, role);
@@ -126,7 +126,7 @@ class TwoAgentsOnAGpuNodeTest {
     }
 
     private static Map<String, String> gpuAgentLabels(Map<String, String> labels) {
-        Part gpu = new Part(Role.GPU, Catalog.gpuLabel(), true);
+        Part gpu = new Part(Role.GPU, Catalog.gpuLabel(), true, Catalog.sliceLabel());
         Map<String, String> out = new TreeMap<>(labels);
         out.keySet().removeIf(k -> !gpu.gpuAgentKey(k));
         return out;
@@ -217,9 +217,9 @@ class TwoAgentsOnAGpuNodeTest {
         assertEquals(before.get(KERNEL), after.get(KERNEL), "the kernel label is the host agent's");
         assertEquals("580.200.01", after.get("nvidia.com/cuda.driver-version.full"));
         Map<String, String> hostPart = new TreeMap<>(after);
-        hostPart.keySet().removeIf(k -> new Part(Role.GPU, Catalog.gpuLabel(), true).gpuAgentKey(k));
+        hostPart.keySet().removeIf(k -> new Part(Role.GPU, Catalog.gpuLabel(), true, Catalog.sliceLabel()).gpuAgentKey(k));
         Map<String, String> hostBefore = new TreeMap<>(before);
-        hostBefore.keySet().removeIf(k -> new Part(Role.GPU, Catalog.gpuLabel(), true).gpuAgentKey(k));
+        hostBefore.keySet().removeIf(k -> new Part(Role.GPU, Catalog.gpuLabel(), true, Catalog.sliceLabel()).gpuAgentKey(k));
         assertEquals(hostBefore, hostPart);
     }
 }

@@ -239,6 +239,21 @@ class ResourceSliceLabelsTest {
             assertTrue(again.err().lines().noneMatch(l -> l.contains("patched") || l.contains(" WARN ")), again.err());
             assertEquals(written, gpuLabels(node));
         }
+
+        // the Operator moves the node into its DRA model (the GPU agent's DaemonSet leaves it): the host agent takes the
+        // GPU labels over in one admitted write, the values a slice gives unchanged, the others removed
+        admin().nodes().withName(node).edit(n -> {
+            n.getMetadata().getLabels().put("nvidia.com/gpu-operator.resource-allocation.mode", "dra");
+            n.getMetadata().getLabels().remove("nvidia.com/gpu.deploy.gpu-feature-discovery");
+            return n;
+        });
+        Cli.Result takeOver = host(node, hostKc);
+        assertEquals(0, takeOver.code(), takeOver.err());
+        assertTrue(takeOver.err().lines().noneMatch(l -> l.contains(" WARN ") || l.contains(" 403 ")), takeOver.err());
+        SortedMap<String, String> after = gpuLabels(node);
+        SortedMap<String, String> expected = new TreeMap<>(written);
+        expected.keySet().removeIf(k -> !DescribedGpuLabels.described(k) || NVML_ONLY.contains(k));
+        assertEquals(expected, after);
     }
 
     /**
@@ -310,7 +325,9 @@ class ResourceSliceLabelsTest {
         String forge = "[{\"op\":\"add\",\"path\":\"/metadata/labels/nvidia.com~1gpu-operator.resource-allocation.mode\","
                 + "\"value\":\"dra\"},{\"op\":\"add\",\"path\":\"/metadata/annotations\",\"value\":"
                 + "{\"node-labeller.io/managed-labels\":\"nvidia.com/gpu-operator.resource-allocation.mode\"}}]";
+        String addClique = add.replace("gpu.product", "gpu.clique");
         for (Object[] c : new Object[][] {{draGpu, dra, add, "and none on a node in the GPU Operator's DRA model"},
+                {kubeconfig(dra, "node-labeller"), dra, addClique, "only the GPU labels a ResourceSlice gives, not: nvidia.com/gpu.clique"},
                 {plainHost, plain, add, "may not add, change or keep listed the GPU agent's labels"},
                 {plainHost, plain, forge, "may write or list only labels in its write scope"}}) {
             try (KubernetesClient agent = io.nodelabeller.publish.KubernetesClients.create((Path) c[0])) {

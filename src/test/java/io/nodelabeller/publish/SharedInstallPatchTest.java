@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SharedInstallPatchTest {
 
-    private static final Part HOST = new Part(Role.HOST, Catalog.gpuLabel(), true);
-    private static final Part GPU = new Part(Role.GPU, Catalog.gpuLabel(), true);
+    private static final Part HOST = new Part(Role.HOST, Catalog.gpuLabel(), true, Catalog.sliceLabel());
+    private static final Part GPU = new Part(Role.GPU, Catalog.gpuLabel(), true, Catalog.sliceLabel());
     private static final String KERNEL = "feature.node.kubernetes.io/kernel-version.full";
     private static final String PRODUCT = "nvidia.com/gpu.product";
     private static final String PRESENT = "nvidia.com/gpu.present";
@@ -81,7 +81,7 @@ class SharedInstallPatchTest {
                 new NodePatch.Op("remove", "/metadata/labels/nvidia.com~1mig-1g.10gb.count", null),
                 new NodePatch.Op("replace", "/metadata/annotations/node-labeller.io~1managed-labels", KERNEL)), p.node());
         // ...but only where it can know: without the pci source (or the nvidia labeler) an absent gpu.present says nothing
-        Part blind = new Part(Role.HOST, Catalog.gpuLabel(), false);
+        Part blind = new Part(Role.HOST, Catalog.gpuLabel(), false, Catalog.sliceLabel());
         NodePatch.Plan q = plan(blind, node(ON_NODE, LISTED), Map.of(KERNEL, "6.8.0-45-generic", PRESENT, "true"));
         assertTrue(q.isEmpty(), q.toString());
     }

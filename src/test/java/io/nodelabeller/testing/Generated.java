@@ -42,6 +42,10 @@ public final class Generated {
                 "manifests/overlays/nfd-compat/nodefeature-policy.yaml")) {
             out.add(new Block(Path.of(policy), "gpu-labels", Generated::policyVariables));
         }
+        for (String policy : List.of("manifests/base/node-writer/admission-policy.yaml",
+                "manifests/helm/node-labeller/templates/admission-policy.yaml")) {
+            out.add(new Block(Path.of(policy), "slice-labels", Generated::sliceVariables));
+        }
         out.add(new Block(Path.of("docs/migrating-from-nfd-gfd.md"), "beyond-gfd", () -> paragraph(rollBack())));
         out.add(new Block(Path.of("docs/gpu.md"), "per-model-labels", () -> paragraph(perModelTable())));
         out.add(new Block(Path.of("docs/gpu.md"), "nvml-symbols", () -> paragraph(nvmlSymbols())));
@@ -81,9 +85,9 @@ public final class Generated {
         return "\n" + markdown + "\n";
     }
 
-    /** The fixed keys of node-labeller's GPU labels. */
-    private static List<String> fixedKeys() {
-        return Catalog.gpuLabels().stream().map(LabelDoc::key).filter(k -> !k.contains("<")).sorted().toList();
+    /** The fixed keys of {@code docs}. */
+    private static List<String> fixedKeys(List<LabelDoc> docs) {
+        return docs.stream().map(LabelDoc::key).filter(k -> !k.contains("<")).distinct().sorted().toList();
     }
 
     /** Keys with a placeholder, by the part before it ({@code nvidia.com/mig-}) → the parts after it. */
@@ -101,18 +105,32 @@ public final class Generated {
 
     /** The policies' variables {@code gpuLabels} (a CEL map of the fixed keys) and {@code gpuLabelPattern} (RE2). */
     static String policyVariables() {
+        return variables(Catalog.gpuLabels(), "gpuLabels",
+                "node-labeller's GPU labels (docs/labels.md): the only keys it writes under nvidia.com, as labels only",
+                "gpuLabelPattern", "node-labeller's GPU labels with a MIG profile or a GPU model in their key (mig-<profile>.<field>,\n"
+                        + "# gpu.model.<model>.<field>), RE2");
+    }
+
+    /** The node policies' {@code sliceLabels} and {@code sliceLabelPattern}: the GPU labels a ResourceSlice gives. */
+    static String sliceVariables() {
+        return variables(Catalog.sliceLabels(), "sliceLabels",
+                "the GPU labels a ResourceSlice gives (docs/gpu.md): the host agent's on a node in the GPU Operator's DRA model",
+                "sliceLabelPattern", "those with a MIG profile or a GPU model in their key, RE2");
+    }
+
+    /** A CEL map of {@code docs}' fixed keys named {@code map}, and an RE2 of their keys with a placeholder named {@code pattern}. */
+    private static String variables(List<LabelDoc> docs, String map, String mapComment, String pattern, String patternComment) {
         StringBuilder sb = new StringBuilder();
-        sb.append("- name: gpuLabels\n");
-        sb.append("  # node-labeller's GPU labels (docs/labels.md): the only keys it writes under nvidia.com, as labels only\n");
+        sb.append("- name: ").append(map).append('\n');
+        sb.append("  # ").append(mapComment).append('\n');
         sb.append("  expression: >-\n");
-        List<String> entries = fixedKeys().stream().map(k -> "'" + k + "': true").toList();
+        List<String> entries = fixedKeys(docs).stream().map(k -> "'" + k + "': true").toList();
         sb.append(wrap("{" + String.join(", ", entries) + "}", "    ", 120));
-        sb.append("- name: gpuLabelPattern\n");
-        sb.append("  # node-labeller's GPU labels with a MIG profile or a GPU model in their key (mig-<profile>.<field>,\n");
-        sb.append("  # gpu.model.<model>.<field>), RE2\n");
+        sb.append("- name: ").append(pattern).append('\n');
+        sb.append("  # ").append(patternComment.replace("\n", "\n  ")).append('\n');
         sb.append("  expression: >-\n");
         List<String> alternatives = new ArrayList<>();
-        patterns(Catalog.gpuLabels()).forEach((prefix, fields) -> alternatives.add(re(prefix.substring("nvidia.com/".length()))
+        patterns(docs).forEach((prefix, fields) -> alternatives.add(re(prefix.substring("nvidia.com/".length()))
                 + PART + "\\\\.(" + fields.stream().map(Generated::re).collect(Collectors.joining("|")) + ")"));
         sb.append("    '^nvidia\\\\.com/(").append(String.join("|", alternatives)).append(")$'\n");
         return sb.toString();
