@@ -4,9 +4,6 @@ import io.nodelabeller.log.ProblemLog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeStatus;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.nodelabeller.label.LabelSet;
 import io.nodelabeller.label.LabelSet.Kind;
@@ -179,25 +176,11 @@ public final class NodePublisher implements Publisher {
     }
 
     /**
-     * This agent's part on the node as last seen ({@link Part#on}): whether a GPU agent of the install runs here. The
-     * node is normally in view (read at start, then watched); where it is not, read now.
+     * This agent's part on the node as last seen ({@link Part#on}): where the install's GPU agent stands there. A node
+     * not in view (an error since) counts as one the GPU agent may label: its labels are neither written nor removed.
      */
-    private Part partHere() throws PublishException {
-        if (!part.shared()) {
-            return part;
-        }
-        Node node = view.peek();
-        if (node == null) {
-            try {
-                node = current();
-            } catch (ApiClient.Failure f) {
-                return part; // the patch below meets the same failure and reports it; the GPU agent's part is left alone
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new PublishException("node " + nodeName + ": interrupted", 0, e);
-            }
-        }
-        return part.on(node.getMetadata().getLabels(), noGpuAgentKnown());
+    private Part partHere() {
+        return part.shared() ? part.on(seenLabels(), noGpuAgentKnown()) : part;
     }
 
     /**
@@ -249,7 +232,7 @@ public final class NodePublisher implements Publisher {
             List<NodePatch.Op> ops = run.call(() -> {
                 Node node = seen[0] != null ? seen[0] : current();
                 seen[0] = node;
-                NodePatch.Node state = state(node);
+                NodePatch.Node state = NodeStates.of(node);
                 NodePatch.Desired step = step(budget, state, desired);
                 NodePatch.Plan plan = NodePatch.plan(state, step, install.bookkeeping(), keeps, part.shared());
                 if (plan.isEmpty() || patchesSoFar == (step == desired ? MAX_PATCHES : MAX_SPREAD_PATCHES)) {
@@ -302,42 +285,6 @@ public final class NodePublisher implements Publisher {
         }
     }
 
-    /** What {@link NodePatch} needs of a node. */
-    static NodePatch.Node state(Node node) {
-        List<Map<String, Object>> taints = null;
-        if (node.getSpec() != null && node.getSpec().getTaints() != null) {
-            taints = new ArrayList<>();
-            for (Taint t : node.getSpec().getTaints()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                if (t.getEffect() != null) {
-                    m.put("effect", t.getEffect());
-                }
-                m.put("key", t.getKey());
-                if (t.getTimeAdded() != null) {
-                    m.put("timeAdded", t.getTimeAdded());
-                }
-                if (t.getValue() != null) {
-                    m.put("value", t.getValue());
-                }
-                m.putAll(t.getAdditionalProperties());
-                taints.add(m);
-            }
-        }
-        NodeStatus status = node.getStatus();
-        return new NodePatch.Node(node.getMetadata().getLabels(), node.getMetadata().getAnnotations(),
-                node.getMetadata().getResourceVersion(), taints,
-                status == null ? null : amounts(status.getCapacity()), status == null ? null : amounts(status.getAllocatable()));
-    }
-
-    private static Map<String, String> amounts(Map<String, Quantity> quantities) {
-        if (quantities == null) {
-            return null;
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        quantities.forEach((k, q) -> out.put(k, q == null ? "" : q.toString()));
-        return out;
-    }
-
     /** The node as the watch shows it, else read (GET) and handed to the view, which starts the watch from it. */
     private Node current() throws ApiClient.Failure, InterruptedException {
         Node node = view.current();
@@ -385,7 +332,7 @@ public final class NodePublisher implements Publisher {
      */
     public Map<Kind, SortedMap<String, String>> ownedOutputs() throws PublishException {
         try {
-            NodePatch.Node node = state(current());
+            NodePatch.Node node = NodeStates.of(current());
             Bookkeeping bk = install.bookkeeping();
             Map<Kind, SortedMap<String, String>> out = new java.util.EnumMap<>(Kind.class);
             java.util.SortedSet<String> labels = NodePatch.owned(node.annotations(), bk.labels());
