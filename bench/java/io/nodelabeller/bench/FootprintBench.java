@@ -279,18 +279,11 @@ class FootprintBench {
         steadyState(true);
     }
 
-    /** A copy of {@code tree} under tmp with this machine's boot id (/proc/sys/kernel/random/boot_id). */
-    private static Path runningMachineCopy(Path tree) throws Exception {
+    /** A copy of the gpu-server tree under tmp (made once) with this machine's boot id (/proc/sys/kernel/random/boot_id). */
+    private static Path runningMachineCopy() throws Exception {
         Path copy = tmp.resolve("running-machine");
-        try (var files = Files.walk(tree)) {
-            for (Path f : files.toList()) {
-                Path to = copy.resolve(tree.relativize(f).toString());
-                if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createDirectories(to);
-                } else if (!Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.copy(f, to, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-                }
-            }
+        if (!Files.exists(copy)) {
+            Hosts.copy("gpu-server", copy);
         }
         Path bootId = copy.resolve("proc/sys/kernel/random/boot_id");
         Files.createDirectories(bootId.getParent());
@@ -321,10 +314,7 @@ class FootprintBench {
             // as it reads KUBERNETES_SERVICE_HOST and the service account in-cluster
             // -Dbench.runningMachine=true: the tree with this machine's boot id, as the host's tree is in a pod, so that
             // the cpu source reads CPUID as it does on a node (a test tree is never the running machine)
-            Path tree = Hosts.root("gpu-server");
-            if (Boolean.getBoolean("bench.runningMachine")) {
-                tree = runningMachineCopy(tree);
-            }
+            Path tree = Boolean.getBoolean("bench.runningMachine") ? runningMachineCopy() : Hosts.root("gpu-server");
             List<String> args = new ArrayList<>(List.of("run", "--config", config.toString(),
                     "--host-root", tree.toString(), "--nvml-library", gpuServerNvml().toString(),
                     "--node-name", "bench-node"));

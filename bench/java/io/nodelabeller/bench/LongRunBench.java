@@ -112,7 +112,7 @@ class LongRunBench {
                 Agent a = new Agent(VARIANTS.get(i), i, tmp);
                 agents.add(a);
                 cp.node(a.node);
-                copy(Hosts.root("gpu-server"), a.root);
+                Hosts.copy("gpu-server", a.root);
                 writeFeatureFile(a, 0);
                 Path kubeconfig = cp.kubeconfig(tmp, "agent-" + i, cp.podBoundToken("node-labeller", "node-labeller", a.node));
                 List<String> extra = new ArrayList<>(List.of("-XX:NativeMemoryTracking=summary"));
@@ -238,19 +238,6 @@ class LongRunBench {
         Files.writeString(tmpFile, "longrun-file=" + value + "\n");
         Files.move(tmpFile, dir.resolve("longrun"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static void copy(Path tree, Path to) throws Exception {
-        try (var files = Files.walk(tree)) {
-            for (Path f : files.toList()) {
-                Path target = to.resolve(tree.relativize(f).toString());
-                if (Files.isDirectory(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createDirectories(target);
-                } else if (!Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    Files.copy(f, target, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-                }
-            }
-        }
     }
 
     private static void sample(Agent a, long seconds) throws Exception {

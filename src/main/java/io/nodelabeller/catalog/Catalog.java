@@ -216,8 +216,13 @@ public final class Catalog {
 
     /** Whether a key is one of node-labeller's GPU labels ({@link #gpuLabels}); each doc's pattern compiled once. */
     public static java.util.function.Predicate<String> gpuLabel() {
-        List<java.util.regex.Pattern> gpu = gpuLabels().stream().map(LabelDoc::pattern).toList();
-        return key -> gpu.stream().anyMatch(p -> p.matcher(key).matches());
+        return matching(gpuLabels());
+    }
+
+    /** Whether a key is one of {@code docs}' (placeholders matching any part), each doc's pattern compiled once. */
+    private static java.util.function.Predicate<String> matching(List<LabelDoc> docs) {
+        List<java.util.regex.Pattern> patterns = docs.stream().map(LabelDoc::pattern).toList();
+        return key -> patterns.stream().anyMatch(p -> p.matcher(key).matches());
     }
 
     /** The GPU labels a ResourceSlice gives: the dra labeler's docs (all under nvidia.com). */
@@ -227,8 +232,7 @@ public final class Catalog {
 
     /** Whether a key is one of the GPU labels a ResourceSlice gives ({@link #sliceLabels}). */
     public static java.util.function.Predicate<String> sliceLabel() {
-        List<java.util.regex.Pattern> slice = sliceLabels().stream().map(LabelDoc::pattern).toList();
-        return key -> slice.stream().anyMatch(p -> p.matcher(key).matches());
+        return matching(sliceLabels());
     }
 
     /** The kinds of output the node gets: labels, and the rule outputs {@code publish:} switches on. */

@@ -85,9 +85,7 @@ final class Outputs implements AutoCloseable {
             ruleObjects.watch(onChange);
         } else {
             // on its own thread, so that the list and the read of the node go to the API server together
-            ruleObjectsRead = new Thread(ruleObjects::listOnce, "rule-objects-read");
-            ruleObjectsRead.setDaemon(true);
-            ruleObjectsRead.start();
+            ruleObjectsRead = ruleObjects.listInBackground("rule-objects-read");
         }
     }
 
@@ -124,21 +122,18 @@ final class Outputs implements AutoCloseable {
         if (client == null || node == null) {
             return DeviceSlices.NONE;
         }
-        List<String> states = java.util.Arrays.stream(ResourceSlices.State.values())
-                .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        List<String> states = ResourceSlices.State.metricNames();
         return new GpuNodeSlices(node::seenLabels, () -> {
-            metrics.resourceSlices("starting", states);
+            metrics.resourceSlices(ResourceSlices.State.STARTING.metricName(), states);
             ResourceSlices feed = new ResourceSlices(client, nodeName, ResourceSlices.NVIDIA_GPU_DRIVER,
-                    s -> metrics.resourceSlices(s.name().toLowerCase(java.util.Locale.ROOT), states), RESOURCE_SLICES_RECHECK);
+                    s -> metrics.resourceSlices(s.metricName(), states), RESOURCE_SLICES_RECHECK);
             synchronized (this) {
                 slices = feed;
             }
             if (watch) {
                 feed.watch(onChange);
             } else {
-                Thread read = new Thread(feed::listOnce, "resource-slices-read");
-                read.setDaemon(true);
-                read.start();
+                feed.listInBackground("resource-slices-read");
             }
             return feed;
         });
@@ -295,10 +290,9 @@ final class Outputs implements AutoCloseable {
     static final java.time.Duration RULE_OBJECTS_RECHECK = java.time.Duration.ofMinutes(10);
 
     private static NodeFeatureRules newRuleObjects(KubernetesClient client, Metrics metrics, java.time.Duration spread) {
-        List<String> states = java.util.Arrays.stream(NodeFeatureRules.State.values())
-                .map(s -> s.name().toLowerCase(java.util.Locale.ROOT)).toList();
-        metrics.ruleObjects("starting", states);
-        return new NodeFeatureRules(client, s -> metrics.ruleObjects(s.name().toLowerCase(java.util.Locale.ROOT), states),
+        List<String> states = NodeFeatureRules.State.metricNames();
+        metrics.ruleObjects(NodeFeatureRules.State.STARTING.metricName(), states);
+        return new NodeFeatureRules(client, s -> metrics.ruleObjects(s.metricName(), states),
                 RULE_OBJECTS_RECHECK, spread, new java.util.Random());
     }
 

@@ -34,7 +34,19 @@ import java.util.function.Consumer;
 public abstract class ObjectFeed implements AutoCloseable {
 
     /** Where the view stands, for logs and metrics. */
-    public enum State { STARTING, SYNCED, ABSENT, FORBIDDEN, FAILING }
+    public enum State {
+        STARTING, SYNCED, ABSENT, FORBIDDEN, FAILING;
+
+        /** The state as the metrics name it: lower case. */
+        public String metricName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /** Every state's {@link #metricName}, in order. */
+        public static List<String> metricNames() {
+            return java.util.Arrays.stream(values()).map(State::metricName).toList();
+        }
+    }
 
     private static final long DEBOUNCE_MS = 500;
 
@@ -186,6 +198,17 @@ public abstract class ObjectFeed implements AutoCloseable {
                 failed(t);
             }
         });
+    }
+
+    /**
+     * {@code once}: {@link #listOnce} on a daemon thread of its own, named {@code name}, so that the LIST goes to the API
+     * server beside the other first requests; the thread is returned, started.
+     */
+    public final Thread listInBackground(String name) {
+        Thread read = new Thread(this::listOnce, name);
+        read.setDaemon(true);
+        read.start();
+        return read;
     }
 
     /** {@code once}: one LIST, waited for (bounded by the client's request timeout). */
