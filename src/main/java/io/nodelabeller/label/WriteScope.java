@@ -32,10 +32,12 @@ import java.util.Set;
  * @param deniedKeys        the patterns of {@value #DENIED_KEYS}
  * @param taints            whether taints may be written
  * @param extendedResources whether extended resources may be written
+ * @param gpuAgent          the service account {@value #GPU_AGENT} names (the install's GPU agent); empty where it has
+ *                          one agent
  * @param source            where the scope was read, for messages ("ClusterRoleBinding node-labeller")
  */
 public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List<Pattern> deniedKeys, boolean taints,
-                         boolean extendedResources, String source) {
+                         boolean extendedResources, String gpuAgent, String source) {
 
     /** Comma-separated domains whose keys (and their subdomains') may be written. */
     public static final String LABEL_DOMAINS = "node-labeller.io/label-domains";
@@ -119,7 +121,7 @@ public record WriteScope(List<String> labelDomains, Set<String> nvidiaKeys, List
             }
         }
         return new WriteScope(domains, nvidia, denied, "true".equals(a.get(TAINTS)), "true".equals(a.get(EXTENDED_RESOURCES)),
-                source);
+                a.getOrDefault(GPU_AGENT, "").trim(), source);
     }
 
     /** The entries of the annotations that are not part of the scope (a reserved domain, a non-nvidia or control key). */

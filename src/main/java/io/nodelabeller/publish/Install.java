@@ -46,8 +46,6 @@ public final class Install {
     private final ProblemLog reads;
     private final ProblemLog dropped;
     private volatile WriteScope scope;
-    /** Whether the binding names a GPU agent ({@value WriteScope#GPU_AGENT}), as last read. */
-    private volatile boolean gpuAgentNamed;
 
     private Install(Bookkeeping bookkeeping, WriteScope scope, Predicate<String> gpuLabel, Role role, ApiClient api,
                     Retrying retrying) {
@@ -107,8 +105,7 @@ public final class Install {
             reads.failed("scope", e.getMessage());
             throw new PublishException(e.getMessage(), 0, e);
         }
-        String gpuAgent = annotations == null ? "" : annotations.getOrDefault(WriteScope.GPU_AGENT, "").trim();
-        gpuAgentNamed = !gpuAgent.isEmpty();
+        String gpuAgent = read.gpuAgent();
         if (!gpuAgent.isEmpty()) {
             String user = run.call(() -> api.post(WHO_AM_I, new SelfSubjectReview(), SelfSubjectReview.class))
                     .getStatus().getUserInfo().getUsername();
@@ -167,8 +164,7 @@ public final class Install {
         if (api == null) {
             return false;
         }
-        scope();
-        return !gpuAgentNamed;
+        return scope().gpuAgent().isEmpty();
     }
 
     /** Nothing to check: {@link #unchecked}. */
