@@ -36,7 +36,7 @@ public final class Endpoints implements AutoCloseable {
                 reply(ex, 503, "no successful publish within the last two intervals\n");
             }
         });
-        server.createContext("/metrics", new MetricsHandler(registry));
+        server.createContext("/metrics", new MetricsHandler(Metrics.PROPERTIES, registry));
         server.setExecutor(null);
         server.start();
         return new Endpoints(server);

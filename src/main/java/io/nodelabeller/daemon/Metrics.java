@@ -3,6 +3,8 @@ package io.nodelabeller.daemon;
 import io.nodelabeller.feature.SourceStatus;
 import io.nodelabeller.label.Label;
 import io.nodelabeller.label.LabelSet;
+import io.prometheus.metrics.config.MetricsProperties;
+import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -27,94 +29,103 @@ public final class Metrics {
     /** The source whose failures and warnings are also counted as NVML errors. */
     static final String NVML_SOURCE = "nvidia";
 
+    /**
+     * The client's settings, made here rather than read by {@code PrometheusProperties.get()} from system properties, a
+     * properties file and the environment: metrics without exemplars. An exemplar ties a sample to a trace, and the
+     * agent has no traces; with them on, every metric keeps an exemplar sampler and the client starts a scheduler thread.
+     */
+    static final PrometheusProperties PROPERTIES = PrometheusProperties.builder()
+            .defaultMetricsProperties(MetricsProperties.builder().exemplarsEnabled(false).build())
+            .build();
+
     private final PrometheusRegistry registry = new PrometheusRegistry();
 
-    private final Histogram cycleDuration = Histogram.builder()
+    private final Histogram cycleDuration = Histogram.builder(PROPERTIES)
             .name("node_labeller_cycle_duration_seconds")
             .help("Time of one cycle: discovery, labelling and publishing.")
             .classicOnly()
             .classicUpperBounds(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
             .register(registry);
-    private final Gauge labels = Gauge.builder()
+    private final Gauge labels = Gauge.builder(PROPERTIES)
             .name("node_labeller_labels")
             .help("Labels published in the last cycle, by the source (labeler) that produced them.")
             .labelNames("source")
             .register(registry);
-    private final Gauge keptLabels = Gauge.builder()
+    private final Gauge keptLabels = Gauge.builder(PROPERTIES)
             .name("node_labeller_labels_kept")
             .help("Labels of the last cycle kept from an earlier cycle because their source failed (publish.staleAfter).")
             .register(registry);
-    private final Counter patchesSent = Counter.builder()
+    private final Counter patchesSent = Counter.builder(PROPERTIES)
             .name("node_labeller_patches_sent_total")
             .help("Patches sent to the Node (only sent when something differs).")
             .register(registry);
-    private final Counter apiErrors = Counter.builder()
+    private final Counter apiErrors = Counter.builder(PROPERTIES)
             .name("node_labeller_api_errors_total")
             .help("Kubernetes API errors, by HTTP status (0: no response).")
             .labelNames("status")
             .register(registry);
-    private final Counter publishes = Counter.builder()
+    private final Counter publishes = Counter.builder(PROPERTIES)
             .name("node_labeller_publishes_total")
             .help("Publish calls per output and result: written, unchanged or failed.")
             .labelNames("publisher", "result")
             .register(registry);
-    private final Counter sourceErrors = Counter.builder()
+    private final Counter sourceErrors = Counter.builder(PROPERTIES)
             .name("node_labeller_source_errors_total")
             .help("Sources that failed as a whole during a discovery.")
             .labelNames("source")
             .register(registry);
-    private final Counter sourceWarnings = Counter.builder()
+    private final Counter sourceWarnings = Counter.builder(PROPERTIES)
             .name("node_labeller_source_warnings_total")
             .help("Single features or devices a source could not read.")
             .labelNames("source")
             .register(registry);
-    private final Counter nvmlErrors = Counter.builder()
+    private final Counter nvmlErrors = Counter.builder(PROPERTIES)
             .name("node_labeller_nvml_errors_total")
             .help("NVML failures: the nvidia source failing as a whole or losing one GPU or call.")
             .register(registry);
-    private final Counter dropped = Counter.builder()
+    private final Counter dropped = Counter.builder(PROPERTIES)
             .name("node_labeller_invalid_labels_dropped_total")
             .help("Labels dropped because they were invalid or not whitelisted, counted every cycle they were produced.")
             .labelNames("source")
             .register(registry);
-    private final Gauge buildInfo = Gauge.builder()
+    private final Gauge buildInfo = Gauge.builder(PROPERTIES)
             .name("node_labeller_build_info")
             .help("Always 1: the version, source revision and Java runtime of this agent.")
             .labelNames("version", "revision", "jvm")
             .register(registry);
-    private final Gauge configWarnings = Gauge.builder()
+    private final Gauge configWarnings = Gauge.builder(PROPERTIES)
             .name("node_labeller_config_warnings")
             .help("What the config accepted as NFD does, with a warning: unknown source names or device label fields,"
                     + " custom.d rule files skipped. check-config lists them.")
             .register(registry);
-    private final Counter configReloads = Counter.builder()
+    private final Counter configReloads = Counter.builder(PROPERTIES)
             .name("node_labeller_config_reloads_total")
             .help("Reloads of the config after its files changed (run), by result: success, or failure (the last good"
                     + " config stays in use).")
             .labelNames("result")
             .register(registry);
-    private final Gauge configLastReload = Gauge.builder()
+    private final Gauge configLastReload = Gauge.builder(PROPERTIES)
             .name("node_labeller_config_last_reload_success_timestamp_seconds")
             .help("Unix time the config in use was loaded (start-up or the last successful reload).")
             .register(registry);
-    private final Gauge configReloadFailing = Gauge.builder()
+    private final Gauge configReloadFailing = Gauge.builder(PROPERTIES)
             .name("node_labeller_config_reload_failing")
             .help("1 while the config files hold a config that cannot be used (the last good one is in use), else 0.")
             .register(registry);
-    private final Gauge lastPublish = Gauge.builder()
+    private final Gauge lastPublish = Gauge.builder(PROPERTIES)
             .name("node_labeller_last_successful_publish_timestamp_seconds")
             .help("Unix time of the end of the last cycle in which every output was published.")
             .register(registry);
 
     /** Registered when NodeFeatureRule objects are read (run/once publishing to the node). */
-    private final Gauge ruleObjectsState = Gauge.builder()
+    private final Gauge ruleObjectsState = Gauge.builder(PROPERTIES)
             .name("node_labeller_nodefeaturerules_state")
             .help("1 for the state of reading NodeFeatureRule objects: starting, synced, absent (no CRD), forbidden"
                     + " (RBAC), failing; 0 for the others.")
             .labelNames("state")
             .build();
     /** Registered when the node's ResourceSlices are read (a GPU node, publishing to the node). */
-    private final Gauge resourceSlicesState = Gauge.builder()
+    private final Gauge resourceSlicesState = Gauge.builder(PROPERTIES)
             .name("node_labeller_resourceslices_state")
             .help("1 for the state of reading the node's ResourceSlices of the NVIDIA DRA driver: starting, synced, absent"
                     + " (no resource.k8s.io/v1), forbidden (RBAC), failing; 0 for the others.")
@@ -124,7 +135,7 @@ public final class Metrics {
     private final java.util.Set<Gauge> stateGauges = new java.util.HashSet<>();
 
     /** Registered at the first discovery in which the nvidia source ran: absent where NVML is never tried. */
-    private final Gauge nvmlUp = Gauge.builder()
+    private final Gauge nvmlUp = Gauge.builder(PROPERTIES)
             .name("node_labeller_nvml_up")
             .help("1 when NVML was loaded and initialised in the last discovery, 0 when it could not be.")
             .build();
@@ -137,7 +148,7 @@ public final class Metrics {
      * ProcessMetrics: resident memory, CPU seconds, open file descriptors) to this registry. Once per registry.
      */
     public Metrics withRuntimeMetrics() {
-        JvmMetrics.builder().register(registry);
+        JvmMetrics.builder(PROPERTIES).register(registry);
         return this;
     }
 
