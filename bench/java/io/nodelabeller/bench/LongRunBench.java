@@ -189,8 +189,11 @@ class LongRunBench {
                 a.process.destroy();
                 assertTrue(a.process.waitFor(30, TimeUnit.SECONDS), "did not stop on SIGTERM");
                 String log = Files.readString(a.log);
+                // the JVM's own warnings go to the same output, not through our log: a full code cache stops the JIT
+                // ("CodeCache is full. Compiler has been disabled.") and is reported here, not taken for a plateau
                 report("  log lines: " + log.lines().count() + ", WARN " + count(log, " WARN ") + ", ERROR "
-                        + count(log, " ERROR "));
+                        + count(log, " ERROR ") + ", JVM warnings " + count(log, "][warning]")
+                        + (log.contains("CodeCache is full") ? " (the code cache filled: the JIT stopped)" : ""));
             }
         } finally {
             for (Agent a : agents) {
