@@ -28,9 +28,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 
+import static io.nodelabeller.bench.BenchRuntime.RT;
+import static io.nodelabeller.bench.BenchRuntime.RUNS;
+import static io.nodelabeller.bench.BenchRuntime.assumeBuilt;
+import static io.nodelabeller.bench.BenchRuntime.median;
+import static io.nodelabeller.bench.BenchRuntime.report;
+import static io.nodelabeller.bench.BenchRuntime.warmPageCache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The floor under the agent's memory and start-up on the production runtime (bin/build-runtime.sh → {@code
@@ -43,19 +48,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class FloorBench {
 
-    private static final Path RT = Path.of(System.getProperty("bench.runtime", "target/rt"));
-    private static final int RUNS = Integer.getInteger("bench.runs", 5);
     private static final int SECONDS = Integer.getInteger("bench.seconds", 60);
-    private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
     @TempDir
     static Path tmp;
 
     @BeforeAll
     static void needsRuntime() throws Exception {
-        assumeTrue(Files.isExecutable(RT.resolve("runtime/bin/java")),
-                "no runtime at " + RT + ": run bin/build-runtime.sh target/node-labeller.jar " + RT);
-        Files.createDirectories(REPORT.getParent());
+        assumeBuilt();
     }
 
     @Test
@@ -98,6 +98,7 @@ class FloorBench {
                     Files.readAllLines(classes).stream().filter(l -> !l.startsWith("#") && !l.startsWith("@")).count(),
                     median(response), median(response) / v, v, response));
 
+            warmPageCache(RT, archive); // as FootprintBench measures the agent
             Process p = new ProcessBuilder(floor(classpath, withArchive, url, ca, SECONDS + 30))
                     .redirectErrorStream(true).redirectOutput(tmp.resolve("floor.log").toFile()).start();
             List<Long> rss = new ArrayList<>();
@@ -169,14 +170,4 @@ class FloorBench {
         }
     }
 
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
-    }
-
-    private static void report(String line) throws Exception {
-        System.out.println(line);
-        Files.writeString(REPORT, line + "\n", java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.APPEND);
-    }
 }

@@ -29,9 +29,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static io.nodelabeller.bench.BenchRuntime.REPORT;
+import static io.nodelabeller.bench.BenchRuntime.RT;
+import static io.nodelabeller.bench.BenchRuntime.RUNS;
+import static io.nodelabeller.bench.BenchRuntime.assumeBuilt;
+import static io.nodelabeller.bench.BenchRuntime.median;
+import static io.nodelabeller.bench.BenchRuntime.report;
+import static io.nodelabeller.bench.BenchRuntime.warmPageCache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Measurements for docs/performance.md, on the production runtime (bin/build-runtime.sh → {@code bench.runtime},
@@ -41,69 +47,19 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class FootprintBench {
 
-    private static final Path RT = Path.of(System.getProperty("bench.runtime", "target/rt"));
-    private static final int RUNS = Integer.getInteger("bench.runs", 5);
     private static final int DAEMON_SECONDS = Integer.getInteger("bench.seconds", 60);
-    private static final Path REPORT = Path.of("target/bench/footprint.txt");
 
     @TempDir
     static Path tmp;
 
     @BeforeAll
     static void needsRuntime() throws Exception {
-        assumeTrue(Files.isExecutable(RT.resolve("runtime/bin/java")),
-                "no runtime at " + RT + ": run bin/build-runtime.sh target/node-labeller.jar " + RT);
-        Files.createDirectories(REPORT.getParent());
-    }
-
-    /** The C library's open, posix_fadvise and close, to drop a file's pages from the page cache. */
-    private interface LibC extends com.sun.jna.Library {
-        LibC C = com.sun.jna.Native.load("c", LibC.class);
-        int POSIX_FADV_DONTNEED = 4; // <bits/fcntl-linux.h>
-
-        int open(String path, int flags);
-
-        int posix_fadvise(int fd, long offset, long len, int advice);
-
-        int close(int fd);
-    }
-
-    /**
-     * Drops every file of the runtime from the page cache and reads it back once, so that each run starts with all
-     * of them cached the same way, whatever wrote or read them before. A process's file-backed RSS depends on how
-     * the file sits in the page cache, not only on what the process touches: the kernel maps cached pages around
-     * each page touched ("fault-around"), and with large folios (ext4 since Linux 6.16) a whole folio at once, and
-     * the folios' sizes come from how the file was written or read ahead. Measured: libjvm.so 18 MiB resident in a
-     * runtime fresh from jlink, 13.6 MiB in the same work after dropping and re-reading it; a runtime partly evicted
-     * shows less. Without this, runtimes built at different times compare unfairly.
-     */
-    private static void warmPageCache() throws Exception {
-        byte[] buffer = new byte[1 << 20];
-        try (var files = Files.walk(RT)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                int fd = LibC.C.open(f.toString(), 0); // O_RDONLY
-                if (fd >= 0) {
-                    LibC.C.posix_fadvise(fd, 0, 0, LibC.POSIX_FADV_DONTNEED);
-                    LibC.C.close(fd);
-                }
-                try (var in = Files.newInputStream(f)) {
-                    while (in.read(buffer) > 0) {
-                        // reading is the point
-                    }
-                }
-            }
-        }
+        assumeBuilt();
     }
 
     private static Path gpuServerNvml() {
         return FakeNvml.nvml().driver("580.159.04").cuda(13000).gpus(8, FakeNvml.a100_80gb())
                 .install(tmp.resolve("nvml"));
-    }
-
-    private static void report(String line) throws Exception {
-        System.out.println(line);
-        Files.writeString(REPORT, line + "\n", java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.APPEND);
     }
 
     private static List<String> java(String... args) {
@@ -169,11 +125,6 @@ class FootprintBench {
         return out;
     }
 
-    private static double median(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        return sorted.get(sorted.size() / 2);
-    }
-
     /**
      * Start-up against the runtime's own floor: {@code java -version} of the same runtime, {@code print} on the
      * cloud-vm tree, and the time to first label: {@code once} on the gpu-server tree (fake NVML) against a loopback
@@ -181,7 +132,7 @@ class FootprintBench {
      */
     @Test
     void startupAgainstJavaVersionAndTimeToFirstLabel() throws Exception {
-        warmPageCache();
+        warmPageCache(RT);
         List<Double> version = walls(List.of(RT.resolve("runtime/bin/java").toString(), "-version"), Map.of());
         List<Double> print = walls(java("print", "--no-timestamp", "--host-root", Hosts.root("cloud-vm").toString(),
                 "--nvml-library", "/nonexistent/libnvidia-ml.so.1"), Map.of());
@@ -332,7 +283,7 @@ class FootprintBench {
             if (tls) {
                 pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());
             }
-            warmPageCache();
+            warmPageCache(RT);
             Process p = pb.start();
             long hwm = 0;
             List<Long> rss = new ArrayList<>();
