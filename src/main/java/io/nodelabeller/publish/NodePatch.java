@@ -1,8 +1,6 @@
 package io.nodelabeller.publish;
 
-import io.nodelabeller.label.Quantities;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -184,15 +182,15 @@ public final class NodePatch {
         List<Map<String, Object>> taints = null;
         if (desired.taints() != null) {
             SortedSet<String> ownedTaints = new TreeSet<>();
-            Set<String> claimable = handedOverTaints(annotations);
+            Set<String> claimable = TaintList.handedOver(annotations);
             Set<String> others = bk.listedByOthers(annotations, bk.taints());
             claimable.removeAll(others);
-            taints = taints(node.taints(), owned(annotations, bk.taints()), claimable, others, desired.taints(), ownedTaints,
+            taints = TaintList.desired(node.taints(), owned(annotations, bk.taints()), claimable, others, desired.taints(), ownedTaints,
                     leftAlone);
             lists.put(bk.taints(), ownedTaints);
         } else {
             SortedSet<String> present = new TreeSet<>();
-            (node.taints() == null ? List.<Map<String, Object>>of() : node.taints()).forEach(t -> present.add(taintId(t)));
+            (node.taints() == null ? List.<Map<String, Object>>of() : node.taints()).forEach(t -> present.add(TaintList.taintId(t)));
             lists.put(bk.taints(), stillThere(annotations, bk.taints(), present));
         }
         // extended resources are claimed and written by the status patch; here only what is gone is unlisted
@@ -221,7 +219,7 @@ public final class NodePatch {
             }
         }
         List<Op> status = desired.extendedResources() == null ? List.of()
-                : status(node, annotations, desired.extendedResources(), bk, leftAlone);
+                : ExtendedResourcesPatch.ops(node, annotations, desired.extendedResources(), bk, leftAlone);
         return new Plan(ops, status, leftAlone);
     }
 
@@ -229,7 +227,7 @@ public final class NodePatch {
      * What nfd-master hands over in {@code nfdAnnotation} and no other install lists in its annotation of the kind of
      * {@code own}.
      */
-    private static Set<String> claimable(Map<String, String> annotations, String nfdAnnotation, Bookkeeping bk, String own) {
+    static Set<String> claimable(Map<String, String> annotations, String nfdAnnotation, Bookkeeping bk, String own) {
         Set<String> out = handedOver(annotations, nfdAnnotation);
         out.removeAll(bk.listedByOthers(annotations, own));
         return out;
@@ -242,12 +240,12 @@ public final class NodePatch {
         return out;
     }
 
-    private static boolean pinnable(Node node) {
+    static boolean pinnable(Node node) {
         return node.resourceVersion() != null && !node.resourceVersion().isEmpty();
     }
 
     /** The operations that bring each tracking annotation to its owned set (removed when empty). */
-    private static List<Op> tracking(Map<String, String> annotations, Map<String, SortedSet<String>> lists) {
+    static List<Op> tracking(Map<String, String> annotations, Map<String, SortedSet<String>> lists) {
         List<Op> ops = new ArrayList<>();
         lists.forEach((annotation, keys) -> {
             String wanted = String.join(",", keys);
@@ -301,136 +299,6 @@ public final class NodePatch {
     }
 
     /**
-     * The taint list as it should be: other components' taints untouched and in place, owned ones no longer desired
-     * removed, owned ones with another value changed in place, new ones appended; {@code owns} gets the taints owned
-     * after this patch.
-     */
-    private static List<Map<String, Object>> taints(List<Map<String, Object>> current, SortedSet<String> owned,
-                                                    Set<String> handedOver, Set<String> othersList,
-                                                    SortedMap<String, String> desired, SortedSet<String> owns,
-                                                    SortedSet<String> leftAlone) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        SortedSet<String> present = new TreeSet<>();
-        for (Map<String, Object> t : current == null ? List.<Map<String, Object>>of() : current) {
-            String id = taintId(t);
-            present.add(id);
-            String want = desired.get(id);
-            if (want != null && (owned.contains(id) || handedOver.contains(id))) {
-                owns.add(id);
-            } else if (want != null && !want.equals(stringOrEmpty(t.get("value")))) {
-                leftAlone.add("taint " + id);
-            }
-            if (owned.contains(id) && want == null) {
-                continue;
-            }
-            if (owned.contains(id) && !want.equals(stringOrEmpty(t.get("value")))) {
-                Map<String, Object> changed = new LinkedHashMap<>(t);
-                if (want.isEmpty()) {
-                    changed.remove("value");
-                } else {
-                    changed.put("value", want);
-                }
-                out.add(changed);
-                continue;
-            }
-            out.add(t);
-        }
-        desired.forEach((id, value) -> {
-            if (!present.contains(id) && othersList.contains(id)) {
-                leftAlone.add("taint " + id); // another install's, even while it is not on the node
-            } else if (!present.contains(id)) {
-                int colon = id.lastIndexOf(':');
-                Map<String, Object> t = new LinkedHashMap<>();
-                t.put("key", id.substring(0, colon));
-                if (!value.isEmpty()) {
-                    t.put("value", value);
-                }
-                t.put("effect", id.substring(colon + 1));
-                out.add(t);
-                owns.add(id);
-            }
-        });
-        return out;
-    }
-
-    /**
-     * The status patch for extended resources: capacity and allocatable added (and listed, in this same patch),
-     * changed (owned, numerically different: the API server writes quantities canonically), taken over (handed over
-     * by nfd-master: listed here, the amount in the next patch) or removed (owned, no longer desired: unlisted here),
-     * with the tracking annotation {@value #MANAGED_EXTENDED_RESOURCES} brought to what is owned after it.
-     */
-    private static List<Op> status(Node node, Map<String, String> annotations, SortedMap<String, String> desired,
-                                   Bookkeeping bk, SortedSet<String> leftAlone) {
-        SortedSet<String> owned = owned(annotations, bk.extendedResources());
-        Set<String> others = bk.listedByOthers(annotations, bk.extendedResources());
-        Set<String> handed = claimable(annotations, NFD_EXTENDED_RESOURCES, bk, bk.extendedResources());
-        Map<String, String> capacity = node.capacity() == null ? Map.of() : node.capacity();
-        Map<String, String> allocatable = node.allocatable() == null ? Map.of() : node.allocatable();
-        List<Op> ops = new ArrayList<>();
-        SortedSet<String> owns = new TreeSet<>();
-        for (Map.Entry<String, String> e : desired.entrySet()) {
-            String k = e.getKey();
-            String have = capacity.get(k);
-            if (others.contains(k) && !owned.contains(k)) {
-                if (!sameAmount(have, e.getValue())) {
-                    leftAlone.add("extended resource " + k); // another install's, even while it is not on the node
-                }
-            } else if (have == null) {
-                ops.add(new Op("add", "/status/capacity/" + escape(k), e.getValue()));
-                ops.add(new Op("add", "/status/allocatable/" + escape(k), e.getValue()));
-                owns.add(k);
-            } else if (owned.contains(k)) {
-                if (!sameAmount(have, e.getValue()) || !sameAmount(allocatable.get(k), e.getValue())) {
-                    ops.add(new Op("replace", "/status/capacity/" + escape(k), e.getValue()));
-                    ops.add(new Op(allocatable.containsKey(k) ? "replace" : "add", "/status/allocatable/" + escape(k),
-                            e.getValue()));
-                }
-                owns.add(k);
-            } else if (handed.contains(k)) {
-                owns.add(k); // the amount, when it differs, in the next patch
-            } else if (!sameAmount(have, e.getValue())) {
-                leftAlone.add("extended resource " + k);
-            }
-        }
-        for (String k : owned) {
-            if (!desired.containsKey(k) && capacity.containsKey(k)) {
-                ops.add(new Op("remove", "/status/capacity/" + escape(k), null));
-                if (allocatable.containsKey(k)) {
-                    ops.add(new Op("remove", "/status/allocatable/" + escape(k), null));
-                }
-            }
-        }
-        if (!ops.isEmpty() && node.capacity() == null) {
-            ops.add(0, new Op("add", "/status/capacity", Collections.emptyMap()));
-        }
-        if (!ops.isEmpty() && node.allocatable() == null && ops.stream().anyMatch(o -> o.path().startsWith("/status/allocatable/"))) {
-            ops.add(node.capacity() == null ? 1 : 0, new Op("add", "/status/allocatable", Collections.emptyMap()));
-        }
-        Map<String, SortedSet<String>> list = new LinkedHashMap<>();
-        list.put(bk.extendedResources(), owns);
-        List<Op> trackingOps = tracking(annotations, list);
-        if (!trackingOps.isEmpty() && annotations.isEmpty()) {
-            List<Op> created = new ArrayList<>();
-            if (pinnable(node)) {
-                created.add(new Op("replace", "/metadata/resourceVersion", node.resourceVersion()));
-            }
-            created.add(new Op("add", "/metadata/annotations", Collections.emptyMap()));
-            created.addAll(trackingOps);
-            trackingOps = created;
-        }
-        ops.addAll(trackingOps);
-        return List.copyOf(ops);
-    }
-
-    private static boolean sameAmount(String a, String b) {
-        if (a == null || b == null) {
-            return false;
-        }
-        BigInteger x = Quantities.whole(a);
-        return x != null ? x.equals(Quantities.whole(b)) : a.equals(b);
-    }
-
-    /**
      * The keys nfd-master lists as its own in {@code annotation}, with the default prefix it leaves out put back
      * ({@code kernel-version.full} → {@code feature.node.kubernetes.io/kernel-version.full}).
      */
@@ -440,29 +308,6 @@ public final class NodePatch {
             out.add(k.indexOf('/') < 0 ? NFD_DEFAULT_PREFIX + k : k);
         }
         return out;
-    }
-
-    /** The taints nfd-master lists as its own ({@code key=value:Effect} or {@code key:Effect}), as {@code key:effect}. */
-    public static Set<String> handedOverTaints(Map<String, String> annotations) {
-        Set<String> out = new TreeSet<>();
-        for (String t : owned(annotations, NFD_TAINTS)) {
-            int colon = t.lastIndexOf(':');
-            if (colon > 0) {
-                String keyAndValue = t.substring(0, colon);
-                int eq = keyAndValue.indexOf('=');
-                out.add((eq < 0 ? keyAndValue : keyAndValue.substring(0, eq)) + t.substring(colon));
-            }
-        }
-        return out;
-    }
-
-    /** A taint's identity on a node: {@code key:effect}. */
-    static String taintId(Map<String, Object> taint) {
-        return stringOrEmpty(taint.get("key")) + ":" + stringOrEmpty(taint.get("effect"));
-    }
-
-    private static String stringOrEmpty(Object o) {
-        return o == null ? "" : o.toString();
     }
 
     /** The keys listed in the label ownership annotation, sorted; empty when there is none. */

@@ -342,7 +342,7 @@ public final class NodePublisher implements Publisher {
             out.put(Kind.ANNOTATION, present(node.annotations(), NodePatch.owned(node.annotations(), bk.annotations())));
             Map<String, String> taints = new java.util.TreeMap<>();
             if (node.taints() != null) {
-                node.taints().forEach(t -> taints.put(NodePatch.taintId(t), t.get("value") == null ? "" : t.get("value").toString()));
+                node.taints().forEach(t -> taints.put(TaintList.taintId(t), t.get("value") == null ? "" : t.get("value").toString()));
             }
             out.put(Kind.TAINT, present(taints, NodePatch.owned(node.annotations(), bk.taints())));
             out.put(Kind.EXTENDED_RESOURCE, present(node.capacity(), NodePatch.owned(node.annotations(), bk.extendedResources())));

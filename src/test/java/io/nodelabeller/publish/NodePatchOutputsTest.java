@@ -162,7 +162,7 @@ class NodePatchOutputsTest {
         assertEquals(java.util.Set.of("feature.node.kubernetes.io/cpu-cpuid.AVX", "feature.node.kubernetes.io/kernel-version.full",
                 "nvidia.com/gpu.product"), NodePatch.handedOver(a, NodePatch.NFD_LABELS));
         assertEquals(java.util.Set.of("feature.node.kubernetes.io/special-node:PreferNoSchedule", "vendor.io/d:NoExecute"),
-                NodePatch.handedOverTaints(a));
+                TaintList.handedOver(a));
     }
 
     /**
