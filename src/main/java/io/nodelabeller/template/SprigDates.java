@@ -115,7 +115,7 @@ final class SprigDates {
 
     private static GoTime toDate(String name, List<Object> a) throws TemplateException {
         Functions.arity(name, a, 2);
-        return GoTime.parse(SprigText.string(name, a, 0), SprigText.string(name, a, 1), GoZone.LOCAL, GoZone.LOCAL);
+        return GoTimeParse.parse(SprigText.string(name, a, 0), SprigText.string(name, a, 1), GoZone.LOCAL, GoZone.LOCAL);
     }
 
     /** Argument {@code i} as Go's {@code time.Time} parameter. */

@@ -106,7 +106,7 @@ class GoTimeTest {
             2006-01-02T15:04:05Z07       | 1871-01-01T05:33:02-02      | -7200
             """)
     void readsAndWritesOffsetsWithSeconds(String layout, String value, int offset) throws Exception {
-        GoTime t = GoTime.parse(layout, value, GoZone.UTC, GoZone.LOCAL);
+        GoTime t = GoTimeParse.parse(layout, value, GoZone.UTC, GoZone.LOCAL);
         assertEquals(offset, t.zone().offset(t.instant()));
         assertEquals(value, date(1871, 1, 1, 5, 33, 2, 0, GoZone.fixed("LMT", offset)).format(layout));
     }
@@ -144,7 +144,7 @@ class GoTimeTest {
             200600204 15:04:05                         | 201003504 21:00:57                      | 0         | 0
             """)
     void parsesAsGo(String layout, String value, int nanos, int offset) throws Exception {
-        GoTime t = GoTime.parse(layout, value, GoZone.UTC, GoZone.LOCAL);
+        GoTime t = GoTimeParse.parse(layout, value, GoZone.UTC, GoZone.LOCAL);
         assertEquals("2010-02-04 21:00:57", t.format("2006-01-02 15:04:05"));
         assertEquals(nanos, t.nanos());
         assertEquals(offset, t.zone().offset(t.instant()));
@@ -152,30 +152,30 @@ class GoTimeTest {
 
     @Test
     void parsesZonesTwelvesAndDaysOfTheYearAsGo() throws Exception {
-        GoTime gmt = GoTime.parse("Mon Jan _2 15:04:05 MST 2006", "Fri Feb  5 05:00:57 GMT-8 2010", GoZone.UTC, GoZone.LOCAL);
+        GoTime gmt = GoTimeParse.parse("Mon Jan _2 15:04:05 MST 2006", "Fri Feb  5 05:00:57 GMT-8 2010", GoZone.UTC, GoZone.LOCAL);
         assertEquals(-28800, gmt.zone().offset(gmt.instant()));
         // as in Go, the wall clock is read as UTC and shown in the zone: checkTime wants Thu Feb 4 21:00:57
         assertEquals("Thu Feb  4 21:00:57 GMT-8 2010", gmt.format("Mon Jan _2 15:04:05 MST 2006"));
-        assertEquals(12L, GoTime.parse("3:04PM", "12:00PM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
-        assertEquals(0L, GoTime.parse("03:04PM", "12:00AM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
-        assertEquals("Thu Feb  2 16:10:03 -0500 2006", GoTime.parse("Mon Jan 02 15:04:05 -0700 2006",
+        assertEquals(12L, GoTimeParse.parse("3:04PM", "12:00PM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
+        assertEquals(0L, GoTimeParse.parse("03:04PM", "12:00AM", GoZone.UTC, GoZone.LOCAL).call("Hour", java.util.List.of()));
+        assertEquals("Thu Feb  2 16:10:03 -0500 2006", GoTimeParse.parse("Mon Jan 02 15:04:05 -0700 2006",
                 "Thu Feb 02 16:10:03 -0500 2006", GoZone.UTC, GoZone.LOCAL).format("Mon Jan _2 15:04:05 MST 2006"));
-        GoTime minutes = GoTime.parse("Mon Jan 02 15:04:05 -0700 2006", "Mon Jan 02 15:04:05 +0123 2006", GoZone.UTC, GoZone.LOCAL);
+        GoTime minutes = GoTimeParse.parse("Mon Jan 02 15:04:05 -0700 2006", "Mon Jan 02 15:04:05 +0123 2006", GoZone.UTC, GoZone.LOCAL);
         assertEquals(83 * 60, minutes.zone().offset(minutes.instant()));
-        GoTime underscore = GoTime.parse("15:04_20060102", "14:38_20150618", GoZone.UTC, GoZone.LOCAL);
+        GoTime underscore = GoTimeParse.parse("15:04_20060102", "14:38_20150618", GoZone.UTC, GoZone.LOCAL);
         assertEquals("2015-06-18 14:38", underscore.format("2006-01-02 15:04"));
         for (int i = 1; i <= 365; i++) {
-            GoTime t = GoTime.parse("2006-002", String.format("2020-%03d", i), GoZone.UTC, GoZone.LOCAL);
+            GoTime t = GoTimeParse.parse("2006-002", String.format("2020-%03d", i), GoZone.UTC, GoZone.LOCAL);
             assertEquals((long) i, t.call("YearDay", java.util.List.of()));
         }
         // Go takes offsets up to 24 hours (hour ≤ 24, minute and second ≤ 60), beyond Java's ±18 h
-        GoTime far = GoTime.parse("2006-01-02 15:04 -07:00", "2024-01-01 00:00 +24:00", GoZone.UTC, GoZone.LOCAL);
+        GoTime far = GoTimeParse.parse("2006-01-02 15:04 -07:00", "2024-01-01 00:00 +24:00", GoZone.UTC, GoZone.LOCAL);
         assertEquals("2024-01-01 00:00 +24:00", far.format("2006-01-02 15:04 -07:00"));
         assertEquals("2023-12-31 00:00", ((GoTime) far.call("UTC", java.util.List.of())).format("2006-01-02 15:04"));
         // an unknown abbreviation is a zone of that name at offset 0; UTC and an offset equal to Local's are Local
-        GoTime pst = GoTime.parse("MST", "PST", GoZone.LOCAL, GoZone.LOCAL);
+        GoTime pst = GoTimeParse.parse("MST", "PST", GoZone.LOCAL, GoZone.LOCAL);
         assertEquals("PST +0000", pst.format("MST -0700"));
-        assertEquals("Local", GoTime.parse("-0700", "+0000", GoZone.LOCAL, GoZone.LOCAL).zone().name());
+        assertEquals("Local", GoTimeParse.parse("-0700", "+0000", GoZone.LOCAL, GoZone.LOCAL).zone().name());
     }
 
     /** parseErrorTests, dayOutOfRangeTests, monthOutOfRangeTests, TestStd0xParseError: each message as Go words it. */
@@ -210,7 +210,7 @@ class GoTimeTest {
             `Monday, 02-Jan-06 15:04:05 MST` | `Thursday, 04-Feb-1 21:00:57 PST` | `cannot parse "1 21:00:57 PST" as "06"`
             """)
     void refusesAsGo(String layout, String value, String message) {
-        TemplateException e = assertThrows(TemplateException.class, () -> GoTime.parse(layout, value, GoZone.UTC, GoZone.LOCAL));
+        TemplateException e = assertThrows(TemplateException.class, () -> GoTimeParse.parse(layout, value, GoZone.UTC, GoZone.LOCAL));
         assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 
@@ -218,7 +218,7 @@ class GoTimeTest {
     void acceptsTheDaysGoAccepts() throws Exception {
         for (String ok : new String[] {"Thu Jan 31 21:00:57 2010", "Thu Feb 28 21:00:57 2012", "Thu Feb 29 21:00:57 2012",
             "Thu Apr 30 21:00:57 2010", "Thu Dec 31 21:00:57 2010"}) {
-            GoTime.parse("Mon Jan _2 15:04:05 2006", ok, GoZone.UTC, GoZone.LOCAL);
+            GoTimeParse.parse("Mon Jan _2 15:04:05 2006", ok, GoZone.UTC, GoZone.LOCAL);
         }
     }
 
@@ -252,7 +252,7 @@ class GoTimeTest {
             +24             | 0
             """)
     void measuresZoneAbbreviationsAsGo(String value, int length) {
-        assertEquals(length, GoTime.zoneNameLength(value));
+        assertEquals(length, GoTimeCursor.zoneNameLength(value));
     }
 
     /** durationTests (Duration.String). */

@@ -43,7 +43,7 @@ class SprigDatesTest {
     /** date_test.go: TestUnixEpoch and TestDateInZone, over time.Parse("02 Jan 06 15:04:05 MST", "13 Jun 19 20:39:39 GMT"). */
     @Test
     void unixEpochAndDateInZoneAsSprigTestsThem() throws Exception {
-        GoTime tm = GoTime.parse("02 Jan 06 15:04:05 MST", "13 Jun 19 20:39:39 GMT", GoZone.UTC, GoZone.LOCAL);
+        GoTime tm = GoTimeParse.parse("02 Jan 06 15:04:05 MST", "13 Jun 19 20:39:39 GMT", GoZone.UTC, GoZone.LOCAL);
         assertEquals("1560458379", run("{{ unixEpoch .Time }}", Map.of("Time", tm)));
         String tpl = "{{ date_in_zone \"02 Jan 06 15:04 -0700\" .Time \"UTC\" }}";
         assertEquals("13 Jun 19 20:39 +0000", run(tpl, Map.of("Time", tm)));
