@@ -43,6 +43,12 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
         // lines an hour on a healthy node without NFD. Each of those failures first reaches NodeFeatureRules'
         // exception handler, which logs the state change in one line (and its end), so the informer's are dropped.
         context.getLogger("io.fabric8.kubernetes.client.informers.impl.cache.Reflector").setLevel(Level.OFF);
+        // A watch's WebSocket closed by the API server without a status code (as it stops, restarts or drops the
+        // connection): fabric8 echoes the close, the JDK refuses that status (IllegalArgumentException "statusCode"),
+        // and its WebSocket wrapper logs "Queued close did not succeed" with a stack trace at WARN on every node. The
+        // watch is renewed all the same, and a connection that stays down is the publisher's and the feeds' one-line
+        // problem; so the wrapper's own lines are dropped.
+        context.getLogger("io.fabric8.kubernetes.client.jdkhttp.JdkWebSocketImpl").setLevel(Level.OFF);
         // "using resource type 'nodefeaturerules' with unstable version 'v1alpha1'": NFD's API is v1alpha1, expected
         context.getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils").setLevel(Level.ERROR);
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
