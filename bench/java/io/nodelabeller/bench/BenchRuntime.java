@@ -4,7 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -67,6 +70,29 @@ final class BenchRuntime {
                 }
             }
         }
+    }
+
+    /**
+     * A measured process: {@code cmd} with its output and errors together, without the JAVA_TOOL_OPTIONS of the JVM
+     * running the benchmark (they would change what is measured, and the JVM announces them on stderr).
+     */
+    static ProcessBuilder process(List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        return pb;
+    }
+
+    /**
+     * Runs {@code cmd} to its end within {@code seconds}, its output kept in a file under {@code dir}: that output;
+     * fails unless it exits 0.
+     */
+    static String exec(Path dir, List<String> cmd, int seconds) throws Exception {
+        Path out = Files.createTempFile(dir, "out", ".txt");
+        Process p = process(cmd).redirectOutput(out.toFile()).start();
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "timed out: " + cmd);
+        String text = Files.readString(out);
+        assertEquals(0, p.exitValue(), text);
+        return text;
     }
 
     /** One line to stdout and to the report. */

@@ -31,10 +31,11 @@ import java.util.jar.JarOutputStream;
 import static io.nodelabeller.bench.BenchRuntime.RT;
 import static io.nodelabeller.bench.BenchRuntime.RUNS;
 import static io.nodelabeller.bench.BenchRuntime.assumeBuilt;
+import static io.nodelabeller.bench.BenchRuntime.exec;
 import static io.nodelabeller.bench.BenchRuntime.median;
+import static io.nodelabeller.bench.BenchRuntime.process;
 import static io.nodelabeller.bench.BenchRuntime.report;
 import static io.nodelabeller.bench.BenchRuntime.warmPageCache;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -79,16 +80,16 @@ class FloorBench {
             Path classes = tmp.resolve("floor.lst");
             Path archive = tmp.resolve("floor.jsa");
             // trained and dumped as bin/build-runtime.sh does the agent's: the classes a run loads, with the same flags
-            run(floor(classpath, List.of("-Xshare:off", "-XX:DumpLoadedClassList=" + classes), url, ca, 3), 60);
-            run(java(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes, "-XX:SharedArchiveFile=" + archive,
-                    "-cp", classpath)), 120);
+            exec(tmp, floor(classpath, List.of("-Xshare:off", "-XX:DumpLoadedClassList=" + classes), url, ca, 3), 60);
+            exec(tmp, java(List.of("-Xshare:dump", "-XX:SharedClassListFile=" + classes,
+                    "-XX:SharedArchiveFile=" + archive, "-cp", classpath)), 120);
             List<String> withArchive = List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:on");
 
             List<Double> version = new ArrayList<>();
             List<Double> response = new ArrayList<>();
             for (int i = 0; i < RUNS; i++) {
                 long start = System.nanoTime();
-                run(List.of(RT.resolve("runtime/bin/java").toString(), "-version"), 60);
+                exec(tmp, List.of(RT.resolve("runtime/bin/java").toString(), "-version"), 60);
                 version.add((System.nanoTime() - start) / 1e9);
                 response.add(secondsToFirstResponse(floor(classpath, withArchive, url, ca, 0)));
             }
@@ -99,8 +100,8 @@ class FloorBench {
                     median(response), median(response) / v, v, response));
 
             warmPageCache(RT, archive); // as FootprintBench measures the agent
-            Process p = new ProcessBuilder(floor(classpath, withArchive, url, ca, SECONDS + 30))
-                    .redirectErrorStream(true).redirectOutput(tmp.resolve("floor.log").toFile()).start();
+            Process p = process(floor(classpath, withArchive, url, ca, SECONDS + 30))
+                    .redirectOutput(tmp.resolve("floor.log").toFile()).start();
             List<Long> rss = new ArrayList<>();
             List<Long> anon = new ArrayList<>();
             for (int s = 0; s < SECONDS && p.isAlive(); s++) {
@@ -150,17 +151,10 @@ class FloorBench {
         return java(args);
     }
 
-    private static void run(List<String> cmd, int seconds) throws Exception {
-        Path out = tmp.resolve("out.txt");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "timed out: " + cmd);
-        assertEquals(0, p.exitValue(), Files.readString(out));
-    }
-
     /** Seconds from starting {@code cmd} to its "response" line. */
     private static double secondsToFirstResponse(List<String> cmd) throws Exception {
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = process(cmd).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             String line = out.readLine();
             double seconds = (System.nanoTime() - start) / 1e9;

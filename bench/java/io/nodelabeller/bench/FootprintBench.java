@@ -33,7 +33,9 @@ import static io.nodelabeller.bench.BenchRuntime.REPORT;
 import static io.nodelabeller.bench.BenchRuntime.RT;
 import static io.nodelabeller.bench.BenchRuntime.RUNS;
 import static io.nodelabeller.bench.BenchRuntime.assumeBuilt;
+import static io.nodelabeller.bench.BenchRuntime.exec;
 import static io.nodelabeller.bench.BenchRuntime.median;
+import static io.nodelabeller.bench.BenchRuntime.process;
 import static io.nodelabeller.bench.BenchRuntime.report;
 import static io.nodelabeller.bench.BenchRuntime.warmPageCache;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,17 +71,6 @@ class FootprintBench {
         return cmd;
     }
 
-    private static String exec(List<String> cmd, int seconds) throws Exception {
-        Path out = Files.createTempFile(tmp, "out", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
-        Process p = pb.start();
-        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "timed out: " + cmd);
-        String text = Files.readString(out);
-        assertEquals(0, p.exitValue(), text);
-        return text;
-    }
-
     @Test
     void printStartupAndPeakRss() throws Exception {
         Map<String, List<String>> trees = new java.util.LinkedHashMap<>();
@@ -94,7 +85,7 @@ class FootprintBench {
                 List<String> cmd = new ArrayList<>(List.of("/usr/bin/time", "-o", metrics.toString(), "-f", "%M %e"));
                 cmd.addAll(java("print", "--no-timestamp"));
                 cmd.addAll(t.getValue());
-                String out = exec(cmd, 60);
+                String out = exec(tmp, cmd, 60);
                 assertTrue(out.contains("feature.node.kubernetes.io/kernel-version.full="), out);
                 if (t.getKey().startsWith("gpu")) {
                     assertTrue(out.contains("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"), out);
@@ -112,9 +103,7 @@ class FootprintBench {
     private static List<Double> walls(List<String> cmd, Map<String, String> env) throws Exception {
         List<Double> out = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(tmp.resolve("wall.txt").toFile());
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            ProcessBuilder pb = process(cmd).redirectOutput(tmp.resolve("wall.txt").toFile());
             pb.environment().putAll(env);
             long start = System.nanoTime();
             Process p = pb.start();
@@ -171,7 +160,7 @@ class FootprintBench {
             Path reads = Path.of("target/bench/big-host-" + divisor + "-reads.txt");
             Files.write(reads, readsOfOneCycle(root));
             String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
-            String out = exec(List.of(RT.resolve("runtime/bin/java").toString(),
+            String out = exec(tmp, List.of(RT.resolve("runtime/bin/java").toString(),
                     "@" + RT.resolve("jvm.options").toAbsolutePath(), "-cp", cp, BigHostBench.class.getName(),
                     root.toString(), reads.toString(), "20", "100"), 600);
             report((divisor == 1 ? "full size: " : "half size: ") + out.lines().filter(l -> l.startsWith("big host"))
@@ -209,7 +198,7 @@ class FootprintBench {
     @Test
     void cycleCostOnTheGpuServer() throws Exception {
         String cp = RT.resolve("lib/node-labeller.jar") + ":" + Path.of("target/test-classes");
-        String out = exec(List.of(RT.resolve("runtime/bin/java").toString(),
+        String out = exec(tmp, List.of(RT.resolve("runtime/bin/java").toString(),
                 "@" + RT.resolve("jvm.options").toAbsolutePath(), "-cp", cp, CycleBench.class.getName(),
                 Hosts.root("gpu-server").toString(), gpuServerNvml().toString(), "20", "200"), 300);
         report("gpu-server " + out.lines().filter(l -> l.startsWith("cycle")).findFirst().orElse(out));
@@ -276,9 +265,7 @@ class FootprintBench {
             if (!instance.isEmpty()) {
                 args.addAll(List.of("--instance", instance));
             }
-            ProcessBuilder pb = new ProcessBuilder(java(args.toArray(String[]::new)))
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            ProcessBuilder pb = process(java(args.toArray(String[]::new))).redirectOutput(log.toFile());
             pb.environment().putAll(TestKubeconfig.podEnvironment(client.getMasterUrl().toString(), tmp));
             if (tls) {
                 pb.environment().put("KUBERNETES_CERTS_CA_FILE", web.getSelfSignedCertificate().certificatePath());

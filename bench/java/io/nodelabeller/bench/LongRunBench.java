@@ -123,9 +123,7 @@ class LongRunBench {
                 cmd.addAll(List.of("run", "--config", config.toString(), "--kubeconfig", kubeconfig.toString(),
                         "--node-name", a.node, "--instance", "node-labeller", "--host-root", a.root.toString(),
                         "--nvml-library", lib.toString()));
-                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(a.log.toFile());
-                pb.environment().remove("JAVA_TOOL_OPTIONS");
-                a.process = pb.start();
+                a.process = BenchRuntime.process(cmd).redirectOutput(a.log.toFile()).start();
             }
             long start = System.nanoTime();
             long end = start + TimeUnit.MINUTES.toNanos(MINUTES);

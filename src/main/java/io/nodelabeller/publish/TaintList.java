@@ -73,7 +73,7 @@ final class TaintList {
     }
 
     /** The taints nfd-master lists as its own ({@code key=value:Effect} or {@code key:Effect}), as {@code key:effect}. */
-    public static Set<String> handedOver(Map<String, String> annotations) {
+    static Set<String> handedOver(Map<String, String> annotations) {
         Set<String> out = new TreeSet<>();
         for (String t : NodePatch.owned(annotations, NodePatch.NFD_TAINTS)) {
             int colon = t.lastIndexOf(':');

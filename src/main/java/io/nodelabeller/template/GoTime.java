@@ -27,9 +27,6 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) implements R
 
     static final String RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00";
 
-    private static final String[] LONG_MONTHS = GoNamedInt.MONTHS;
-    private static final String[] LONG_DAYS = GoNamedInt.DAYS;
-
 
     Instant instant() {
         return Instant.ofEpochSecond(seconds, nanos);
@@ -79,12 +76,12 @@ record GoTime(long seconds, int nanos, GoZone zone, Long monotonic) implements R
             switch (c.std()) {
                 case YEAR -> pad(b, Math.abs(t.getYear()) % 100, 2);
                 case LONG_YEAR -> pad(b, t.getYear(), 4);
-                case MONTH -> b.append(LONG_MONTHS[t.getMonthValue() - 1], 0, 3);
-                case LONG_MONTH -> b.append(LONG_MONTHS[t.getMonthValue() - 1]);
+                case MONTH -> b.append(GoNamedInt.MONTHS[t.getMonthValue() - 1], 0, 3);
+                case LONG_MONTH -> b.append(GoNamedInt.MONTHS[t.getMonthValue() - 1]);
                 case NUM_MONTH -> pad(b, t.getMonthValue(), 0);
                 case ZERO_MONTH -> pad(b, t.getMonthValue(), 2);
-                case WEEKDAY -> b.append(LONG_DAYS[t.getDayOfWeek().getValue() % 7], 0, 3);
-                case LONG_WEEKDAY -> b.append(LONG_DAYS[t.getDayOfWeek().getValue() % 7]);
+                case WEEKDAY -> b.append(GoNamedInt.DAYS[t.getDayOfWeek().getValue() % 7], 0, 3);
+                case LONG_WEEKDAY -> b.append(GoNamedInt.DAYS[t.getDayOfWeek().getValue() % 7]);
                 case DAY -> pad(b, t.getDayOfMonth(), 0);
                 case UNDER_DAY -> pad(b.append(t.getDayOfMonth() < 10 ? " " : ""), t.getDayOfMonth(), 0);
                 case ZERO_DAY -> pad(b, t.getDayOfMonth(), 2);
